@@ -1,0 +1,101 @@
+import { ValidationError } from "./errors.js";
+
+/**
+ * A named re-index scope: how an admin filter maps onto the source table.
+ * - `equals`: one value compared to `column` (e.g. by user).
+ * - `range`: `{from?, to?}` on a timestamp column; `from` inclusive, `to` exclusive.
+ * - `ids`: a list of ids.
+ */
+export type ReindexScope =
+  | { kind: "equals"; column: string; description?: string }
+  | { kind: "range"; column: string; description?: string }
+  | { kind: "ids"; description?: string };
+
+export interface CollectionOptions<Row = Record<string, unknown>> {
+  /** Logical name, e.g. "annotation". */
+  name: string;
+  /** Source table, optionally schema-qualified. */
+  table: string;
+  /** Primary key column. Default "id". Anti-entropy needs integer ids. */
+  idColumn?: string;
+  /** Monotonic version column, bumped in every writing transaction. Default "version". */
+  versionColumn?: string;
+  /**
+   * Soft-delete marker column: a row whose value is not null/false is deleted and is
+   * tombstoned downstream. Omit when the collection only hard-deletes.
+   */
+  deletedColumn?: string;
+  /** Downstream index name (the sink may prefix it). */
+  index: string;
+  /** Builds the downstream document from a live row. Must be pure and deterministic. */
+  toDocument: (row: Row) => Record<string, unknown>;
+  /** Field mappings for the downstream index. */
+  mappings?: Record<string, unknown>;
+  /** Job name dispatching to this collection. Default `sync_<name>`. */
+  jobName?: string;
+  /** Named admin re-index scopes, e.g. `{ user: { kind: "equals", column: "userid" } }`. */
+  reindexScopes?: Record<string, ReindexScope>;
+}
+
+/** A validated collection with every default filled. */
+export interface Collection<Row = Record<string, unknown>> {
+  readonly name: string;
+  readonly table: string;
+  readonly idColumn: string;
+  readonly versionColumn: string;
+  readonly deletedColumn: string | undefined;
+  readonly index: string;
+  readonly jobName: string;
+  readonly mappings: Record<string, unknown> | undefined;
+  readonly reindexScopes: Readonly<Record<string, ReindexScope>>;
+  toDocument(row: Row): Record<string, unknown>;
+  /** True when the row is soft-deleted. */
+  isDeleted(row: Row): boolean;
+}
+
+const IDENT = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
+
+function ident(field: string, value: string): string {
+  if (!IDENT.test(value)) throw new ValidationError(field, `"${value}" is not a plain lower-case SQL identifier`);
+  return value;
+}
+
+/**
+ * Declares a synced entity type once; hand the result to both the write path and the drainer.
+ *
+ * @example
+ * const annotations = defineCollection<AnnotationRow>({
+ *   name: "annotation", table: "annotation", index: "annotations", deletedColumn: "deleted_at",
+ *   toDocument: (r) => ({ user: r.userid, group: r.groupid, uri: r.target_uri, text: r.text }),
+ *   reindexScopes: { user: { kind: "equals", column: "userid" }, ids: { kind: "ids" } },
+ * });
+ */
+export function defineCollection<Row = Record<string, unknown>>(opts: CollectionOptions<Row>): Collection<Row> {
+  if (!opts.name || !/^[a-z][a-z0-9_]*$/.test(opts.name)) throw new ValidationError("collection.name", "must match /^[a-z][a-z0-9_]*$/");
+  if (!opts.index || !/^[a-z0-9][a-z0-9_.-]*$/.test(opts.index)) throw new ValidationError("collection.index", "must be a lower-case index name");
+  if (typeof opts.toDocument !== "function") throw new ValidationError("collection.toDocument", "must be a function");
+  const deletedColumn = opts.deletedColumn === undefined ? undefined : ident("collection.deletedColumn", opts.deletedColumn);
+  const scopes: Record<string, ReindexScope> = {};
+  for (const [key, scope] of Object.entries(opts.reindexScopes ?? {})) {
+    if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new ValidationError(`collection.reindexScopes.${key}`, "scope names are lower-case words");
+    if (scope.kind !== "ids") ident(`collection.reindexScopes.${key}.column`, scope.column);
+    scopes[key] = scope;
+  }
+  return {
+    name: opts.name,
+    table: ident("collection.table", opts.table),
+    idColumn: ident("collection.idColumn", opts.idColumn ?? "id"),
+    versionColumn: ident("collection.versionColumn", opts.versionColumn ?? "version"),
+    deletedColumn,
+    index: opts.index,
+    jobName: opts.jobName ?? `sync_${opts.name}`,
+    mappings: opts.mappings,
+    reindexScopes: scopes,
+    toDocument: opts.toDocument,
+    isDeleted(row: Row): boolean {
+      if (!deletedColumn) return false;
+      const v = (row as Record<string, unknown>)[deletedColumn];
+      return v !== null && v !== undefined && v !== false;
+    },
+  };
+}

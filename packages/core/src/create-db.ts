@@ -1,0 +1,29 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+
+// bigint (int8) and numeric come back as strings by default; ids stay strings, counts are
+// converted where read.
+export interface CreateDbOptions {
+  connectionString: string;
+  /** Pool size. Default 10. */
+  max?: number;
+  /** Application name shown in pg_stat_activity. Default "tether". */
+  applicationName?: string;
+}
+
+/**
+ * A Kysely instance over a pg Pool.
+ * @example
+ * const db = createDb({ connectionString: env.DATABASE_URL });
+ */
+export function createDb(opts: CreateDbOptions): Kysely<any> {
+  const pool = new pg.Pool({
+    connectionString: opts.connectionString,
+    max: opts.max ?? 10,
+    application_name: opts.applicationName ?? "tether",
+    connectionTimeoutMillis: 10_000,
+  });
+  // A cut connection must not crash the process; the pool discards it and the next query reconnects.
+  pool.on("error", () => undefined);
+  return new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+}

@@ -1,0 +1,59 @@
+import { SpanStatusCode, trace } from "@opentelemetry/api";
+import type { Collection } from "./collection.js";
+import type { Logger } from "./logger.js";
+import { instruments } from "./metrics.js";
+import type { Sink, SinkOperation } from "./sink.js";
+import { desiredOperation, rowVersion } from "./sync-plan.js";
+
+/** An entity a transaction touched: its row as committed, or its id and version if hard-deleted. */
+export interface EntityChange<Row> {
+  id: string;
+  row?: Row;
+  /** Hard deletes: the version the downstream delete carries. */
+  deletedVersion?: number;
+}
+
+export type DirectSyncOutcome = "ok" | "error" | "timeout" | "skipped" | "deferred";
+
+export function changeOperation<Row>(collection: Collection<Row>, c: EntityChange<Row>): SinkOperation {
+  if (c.row === undefined) return { kind: "delete", id: c.id, version: c.deletedVersion ?? 1 };
+  return desiredOperation(collection, c.id, c.row, rowVersion(collection, c.row));
+}
+
+/**
+ * One best-effort write of committed changes with a tight timeout and no retries. Never throws:
+ * the job already in the table guarantees the drainer repairs whatever this misses.
+ */
+export async function directSync<Row>(
+  sink: Sink,
+  collection: Collection<Row>,
+  changes: readonly EntityChange<Row>[],
+  opts: { timeoutMs: number; logger: Logger },
+): Promise<DirectSyncOutcome> {
+  if (changes.length === 0) return "skipped";
+  const tracer = trace.getTracer("tether");
+  return tracer.startActiveSpan("tether.direct_sync", async (span) => {
+    const signal = AbortSignal.timeout(opts.timeoutMs);
+    let outcome: DirectSyncOutcome;
+    try {
+      const results = await sink.write(collection.index, changes.map((c) => changeOperation(collection, c)), {
+        signal,
+        timeoutMs: opts.timeoutMs,
+        retries: 0,
+      });
+      const failed = results.filter((r) => r.status === "retryable" || r.status === "permanent");
+      outcome = failed.length === 0 ? "ok" : "error";
+      if (failed.length > 0) {
+        opts.logger.warn({ collection: collection.name, failed: failed.slice(0, 5) }, "direct sync: some items failed; the drainer will repair them");
+      }
+    } catch (err) {
+      outcome = signal.aborted ? "timeout" : "error";
+      opts.logger.warn({ collection: collection.name, err: String(err), outcome }, "direct sync failed; the drainer will repair it");
+    }
+    instruments().directSync.add(1, { outcome });
+    span.setAttribute("tether.outcome", outcome);
+    if (outcome !== "ok") span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+    span.end();
+    return outcome;
+  });
+}

@@ -1,0 +1,226 @@
+import { EventEmitter } from "node:events";
+import { sql, type Kysely } from "kysely";
+import { SpanStatusCode, trace } from "@opentelemetry/api";
+import type { BackoffOptions } from "./backoff.js";
+import type { Collection } from "./collection.js";
+import { processBatch, emptyCounts, type DrainCounts } from "./drain-batch.js";
+import { ValidationError } from "./errors.js";
+import { claimJobs, pausedNames, recordCompletions, sweepExpired } from "./job-store.js";
+import { silentLogger, type Logger } from "./logger.js";
+import { instruments } from "./metrics.js";
+import type { Sink } from "./sink.js";
+
+export interface DrainerOptions {
+  db: Kysely<any>;
+  sink: Sink;
+  collections: readonly Collection<any>[];
+  logger?: Logger;
+  /** Jobs claimed per pass. Default 2500. */
+  batchSize?: number;
+  /**
+   * Deadline of one drain transaction. Downstream calls are aborted at this point and the
+   * batch's outcome is committed; Postgres kills the session if the process itself stalls
+   * (idle_in_transaction_session_timeout = deadline + 10 s). Default 30000 ms.
+   */
+  deadlineMs?: number;
+  /** Permanent per-item failures tolerated before a job is parked. Default 5. */
+  maxAttempts?: number;
+  /** Backoff of failed jobs. Defaults: 1 s base, 5 min cap, jitter ×[0.5, 1.5). */
+  backoff?: BackoffOptions;
+  /** Request-level retries inside one downstream call (connection errors, 429/5xx). Default 2. */
+  sinkRetries?: number;
+  /** Expired jobs moved to the dead-letter table per pass. Default 10000. */
+  sweepLimit?: number;
+  /** Interval of the loop between passes that came back short. Default 60000 ms. */
+  intervalMs?: number;
+  /** Jitter added to each interval, as a fraction. Default 0.1. */
+  intervalJitter?: number;
+}
+
+export interface DrainResult extends DrainCounts {
+  durationMs: number;
+  /** Set when the pass failed as a whole (Postgres unreachable, deadline); its jobs stay due. */
+  error?: string;
+}
+
+export interface DrainerEvents {
+  /** Job ids locked by this pass (inside its transaction). */
+  claimed: [string[]];
+  /** The same ids, just before COMMIT/ROLLBACK releases them. */
+  releasing: [string[]];
+  batch: [DrainResult];
+  error: [Error];
+  stopped: [];
+}
+
+/**
+ * The verifying reconciler. `drainOnce()` runs one pass; `start()` runs passes on an interval,
+ * at once again while passes come back full. Emits "batch", "error" and "stopped" so tests
+ * wait on signals, not on sleeps.
+ *
+ * @example
+ * const drainer = new Drainer({ db, sink, collections: [annotations] });
+ * const result = await drainer.drainOnce(); // { claimed, up_to_date, repaired, ... }
+ */
+export class Drainer extends EventEmitter<DrainerEvents> {
+  readonly options: Required<Omit<DrainerOptions, "logger" | "backoff">> & { logger: Logger; backoff: BackoffOptions };
+  private readonly byName: Map<string, Collection<any>>;
+  private loop: Promise<void> | undefined;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+
+  constructor(opts: DrainerOptions) {
+    super();
+    const o = {
+      db: opts.db,
+      sink: opts.sink,
+      collections: opts.collections,
+      logger: opts.logger ?? silentLogger,
+      batchSize: opts.batchSize ?? 2500,
+      deadlineMs: opts.deadlineMs ?? 30_000,
+      maxAttempts: opts.maxAttempts ?? 5,
+      backoff: opts.backoff ?? {},
+      sinkRetries: opts.sinkRetries ?? 2,
+      sweepLimit: opts.sweepLimit ?? 10_000,
+      intervalMs: opts.intervalMs ?? 60_000,
+      intervalJitter: opts.intervalJitter ?? 0.1,
+    };
+    for (const k of ["batchSize", "deadlineMs", "maxAttempts", "sweepLimit", "intervalMs"] as const) {
+      if (!Number.isInteger(o[k]) || o[k] <= 0) throw new ValidationError(k, `must be a positive integer, got ${String(o[k])}`);
+    }
+    if (!Number.isInteger(o.sinkRetries) || o.sinkRetries < 0) throw new ValidationError("sinkRetries", "must be a non-negative integer");
+    this.options = o;
+    this.byName = new Map();
+    for (const c of o.collections) {
+      if (this.byName.has(c.jobName)) throw new ValidationError("collections", `two collections use job name "${c.jobName}"`);
+      this.byName.set(c.jobName, c);
+    }
+  }
+
+  /** Moves expired jobs to the dead-letter table (its own short transaction). */
+  async sweep(now?: Date): Promise<number> {
+    const moved = await sweepExpired(this.options.db, { limit: this.options.sweepLimit, ...(now ? { now } : {}) });
+    if (moved.length === 0) return 0;
+    await recordCompletions(this.options.db, moved.map((m) => ({ ...m, outcome: "expired" as const })));
+    const total = moved.reduce((a, m) => a + m.count, 0);
+    for (const m of moved) instruments().jobsCompleted.add(m.count, { name: m.name, tag: m.tag, priority: m.priority, outcome: "expired" });
+    this.options.logger.warn({ expired: moved }, "moved expired jobs to the dead-letter table");
+    return total;
+  }
+
+  /** One pass: sweep expired jobs, claim a batch, verify, repair, confirm. Never throws. */
+  async drainOnce(opts: { now?: Date } = {}): Promise<DrainResult> {
+    const o = this.options;
+    const started = performance.now();
+    const tracer = trace.getTracer("tether");
+    return tracer.startActiveSpan("tether.drain_batch", async (span) => {
+      let counts = emptyCounts();
+      let error: string | undefined;
+      try {
+        counts.expired = await this.sweep(opts.now);
+        const paused = await pausedNames(o.db);
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(new Error(`drain deadline of ${o.deadlineMs} ms reached`)), o.deadlineMs);
+        try {
+          const expired = counts.expired;
+          counts = await o.db.transaction().execute(async (trx) => {
+            await sql`SELECT set_config('idle_in_transaction_session_timeout', ${String(o.deadlineMs + 10_000)}, true),
+                             set_config('statement_timeout', ${String(o.deadlineMs)}, true),
+                             set_config('lock_timeout', '5000', true)`.execute(trx);
+            const jobs = await claimJobs(trx, { limit: o.batchSize, pausedNames: paused, ...(opts.now ? { now: opts.now } : {}) });
+            if (jobs.length === 0) return emptyCounts();
+            const ids = jobs.map((j) => j.id);
+            this.emit("claimed", ids);
+            try {
+              return await processBatch(
+                { trx, sink: o.sink, collections: this.byName, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger },
+                jobs,
+              );
+            } finally {
+              this.emit("releasing", ids);
+            }
+          });
+          counts.expired = expired;
+        } finally {
+          clearTimeout(timer);
+        }
+      } catch (err) {
+        error = err instanceof Error ? err.message : String(err);
+        o.logger.error({ err: error }, "drain pass failed; its jobs stay due");
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+      }
+      const durationMs = performance.now() - started;
+      instruments().drainBatchDuration.record(durationMs / 1000);
+      span.setAttributes({ "tether.claimed": counts.claimed, "tether.parked": counts.parked, "tether.retried": counts.retried });
+      span.end();
+      const result: DrainResult = { ...counts, durationMs, ...(error ? { error } : {}) };
+      this.recordMetrics(result);
+      this.emit("batch", result);
+      return result;
+    });
+  }
+
+  private recordMetrics(r: DrainResult): void {
+    // Per-lane completion counters are recorded in Postgres (job_stat); here, totals by outcome.
+    for (const outcome of ["up_to_date", "repaired", "deleted_downstream", "forced", "parked"] as const) {
+      if (r[outcome] > 0) instruments().jobsCompleted.add(r[outcome], { outcome });
+    }
+  }
+
+  /** Drains until a pass claims nothing (or `maxPasses`), returning the summed counts. */
+  async drainUntilEmpty(opts: { maxPasses?: number; onPass?: (r: DrainResult) => void } = {}): Promise<DrainResult> {
+    const total: DrainResult = { ...emptyCounts(), durationMs: 0 };
+    for (let pass = 0; pass < (opts.maxPasses ?? Number.POSITIVE_INFINITY); pass++) {
+      const r = await this.drainOnce();
+      for (const k of Object.keys(emptyCounts()) as (keyof DrainCounts)[]) total[k] += r[k];
+      total.durationMs += r.durationMs;
+      opts.onPass?.(r);
+      if (r.error) return { ...total, error: r.error };
+      if (r.claimed === 0) break;
+      // A pass that only retried (nothing confirmed, nothing parked) would spin: stop and let the backoff work.
+      if (r.claimed === r.retried && r.claimed < this.options.batchSize) break;
+    }
+    return total;
+  }
+
+  /** Starts the loop. Passes run back to back while they come back full. */
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.loop = (async () => {
+      while (!this.stopping) {
+        const r = await this.drainOnce();
+        if (r.error) this.emit("error", new Error(r.error));
+        if (this.stopping) break;
+        if (!r.error && r.claimed >= this.options.batchSize) continue;
+        const jitter = 1 + (Math.random() * 2 - 1) * this.options.intervalJitter;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, Math.max(0, this.options.intervalMs * jitter));
+          this.wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        this.wake = undefined;
+      }
+    })();
+  }
+
+  /** Runs the next pass now (e.g. on a LISTEN/NOTIFY wake-up or an admin request). */
+  poke(): void {
+    this.wake?.();
+  }
+
+  /** Stops after the current pass commits or rolls back; resolves when the loop has exited. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    this.loop = undefined;
+    this.emit("stopped");
+  }
+
+  get running(): boolean {
+    return this.loop !== undefined;
+  }
+}

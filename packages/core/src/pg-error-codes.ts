@@ -1,0 +1,21 @@
+/** Postgres SQLSTATE codes tether reacts to. */
+export const PgErrorCode = {
+  uniqueViolation: "23505",
+  foreignKeyViolation: "23503",
+  notNullViolation: "23502",
+  checkViolation: "23514",
+  invalidTextRepresentation: "22P02",
+  numericValueOutOfRange: "22003",
+  queryCanceled: "57014",
+  lockNotAvailable: "55P03",
+  idleInTransactionTimeout: "25P03",
+  adminShutdown: "57P01",
+  serializationFailure: "40001",
+  deadlockDetected: "40P01",
+} as const;
+
+/** The SQLSTATE of a pg error, if it is one. */
+export function pgErrorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}

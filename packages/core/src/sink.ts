@@ -1,0 +1,66 @@
+/**
+ * The downstream contract. Core knows no vendor: an Elasticsearch adapter (or any other store)
+ * implements `Sink`, and must pass the conformance suite in @tether/testkit.
+ */
+
+/** What the downstream holds for one entity. Absent entities are absent from the map. */
+export interface DownstreamState {
+  version: number;
+  /** A tombstone: the entity was soft-deleted at `version`. */
+  deleted: boolean;
+}
+
+export type SinkOperation =
+  /**
+   * Write the document at `version` (external versioning: never over a newer one). `force`
+   * also rewrites an equal version (external_gte), never an older one.
+   */
+  | { kind: "index"; id: string; version: number; document: Record<string, unknown>; force?: boolean }
+  /** Write a tombstone at `version` (soft delete). */
+  | { kind: "tombstone"; id: string; version: number; force?: boolean }
+  /** Remove the document; `version` must exceed what is stored. */
+  | { kind: "delete"; id: string; version: number };
+
+export type SinkItemStatus =
+  | { status: "ok" }
+  /** The downstream already holds this version or a newer one: nothing was overwritten. */
+  | { status: "conflict" }
+  | { status: "retryable"; error: string }
+  | { status: "permanent"; error: string };
+
+export type SinkItemResult = { id: string } & SinkItemStatus;
+
+export interface SinkCallOptions {
+  signal?: AbortSignal;
+  /** Per-request timeout; the direct sync uses a tight one. */
+  timeoutMs?: number;
+  /** Request-level retries (connection errors, 429/503 for the whole request). */
+  retries?: number;
+}
+
+/** One id-range bucket of a collection, for anti-entropy. Bounds are inclusive-exclusive. */
+export interface BucketRange {
+  from: number;
+  to: number;
+}
+
+export interface BucketSummary {
+  count: number;
+  /** Sum of `entityHash(id, version)` over live (not deleted) entities in the bucket. */
+  hashSum: number;
+}
+
+export interface Sink {
+  /** For logs and metrics, e.g. "elasticsearch". */
+  readonly kind: string;
+  /** Creates the index with tether's metadata mapping merged into `mappings`, if missing. */
+  ensureIndex(index: string, mappings?: Record<string, unknown>): Promise<void>;
+  /** Reads current states, realtime (no refresh needed). Throws RetryableSinkError when unreachable. */
+  fetchStates(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, DownstreamState>>;
+  /** One bulk write; one result per operation, in order. Throws RetryableSinkError when unreachable. */
+  write(index: string, ops: readonly SinkOperation[], opts?: SinkCallOptions): Promise<SinkItemResult[]>;
+  /** Count and hash sum of live documents per id bucket (numeric ids only). */
+  summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]>;
+  /** Every document state with an id in [from, to). */
+  listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>>;
+}

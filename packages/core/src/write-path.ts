@@ -1,0 +1,188 @@
+import { sql, type Kysely, type Transaction } from "kysely";
+import { trace } from "@opentelemetry/api";
+import type { Collection } from "./collection.js";
+import { directSync, type DirectSyncOutcome, type EntityChange } from "./direct-sync.js";
+import { NotFoundError, ValidationError } from "./errors.js";
+import { insertJobs } from "./job-store.js";
+import { DEFAULT_LIVE_TAG, type NewJob } from "./job.js";
+import { silentLogger, type Logger } from "./logger.js";
+import { instruments } from "./metrics.js";
+import type { Sink } from "./sink.js";
+import { rowVersion } from "./sync-plan.js";
+
+export interface WriterOptions {
+  /** Target of the direct sync after commit. Omit to leave everything to the drainer. */
+  sink?: Sink;
+  logger?: Logger;
+  /** Timeout of the direct sync. Default 500 ms. */
+  directSyncTimeoutMs?: number;
+  /** How long the job waits before the drainer may take it, so it does not race the direct sync. Default 60000 ms. */
+  graceMs?: number;
+  /** Tag of jobs written by this writer. Default "live". */
+  tag?: string;
+  /** Priority of jobs written by this writer; lower runs first. Default 1. */
+  priority?: number;
+}
+
+export interface WriteCallOptions {
+  tag?: string;
+  priority?: number;
+  /** Skip the direct sync for this write (the drainer will do it after the grace period). */
+  directSync?: boolean;
+}
+
+export interface WriteResult<Row> {
+  /** The row as committed (undefined for a hard delete). */
+  row: Row | undefined;
+  jobIds: string[];
+  /** "deferred" when the caller's transaction is still open: call `syncNow` after COMMIT. */
+  sync: DirectSyncOutcome;
+  changes: EntityChange<Row>[];
+}
+
+type Db = Kysely<any>;
+
+export interface Writer {
+  /**
+   * Inserts a row (version 1) and its job in one transaction, then direct-syncs it.
+   * @example
+   * const { row } = await writer.createWithJob(db, annotations, { userid: "acct:ann", text: "hi" });
+   */
+  createWithJob<Row>(db: Db, collection: Collection<Row>, values: Record<string, unknown>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  /**
+   * Updates a live row, bumping its version, and enqueues its job. Throws NotFoundError when no
+   * live row has that id (nothing is written).
+   * @example
+   * await writer.updateWithJob(db, annotations, id, { text: "edited" });
+   */
+  updateWithJob<Row>(db: Db, collection: Collection<Row>, id: string, patch: Record<string, unknown>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  /**
+   * Soft-deletes (sets the collection's deletedColumn to now() and bumps the version) or, with
+   * `hard` or no deletedColumn, deletes the row; enqueues its job either way.
+   * @example
+   * await writer.deleteWithJob(db, annotations, id);
+   */
+  deleteWithJob<Row>(db: Db, collection: Collection<Row>, id: string, opts?: WriteCallOptions & { hard?: boolean }): Promise<WriteResult<Row>>;
+  /**
+   * Runs `fn` (your own domain writes, which must bump versions) and enqueues a job for every
+   * change it returns, in one transaction.
+   * @example
+   * await writer.writeWithJobs(db, annotations, async (trx) => {
+   *   const rows = await trx.updateTable("annotation").set({ shared: true, version: sql`version + 1` })
+   *     .where("groupid", "=", g).returningAll().execute();
+   *   return rows.map((row) => ({ id: String(row.id), row }));
+   * });
+   */
+  writeWithJobs<Row>(db: Db, collection: Collection<Row>, fn: (trx: Transaction<any>) => Promise<EntityChange<Row>[]>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  /** The direct sync, for callers that passed their own transaction (after their COMMIT). */
+  syncNow<Row>(collection: Collection<Row>, changes: readonly EntityChange<Row>[]): Promise<DirectSyncOutcome>;
+}
+
+function validateCallOptions(opts: WriteCallOptions | undefined): void {
+  if (opts?.priority !== undefined && !Number.isInteger(opts.priority)) throw new ValidationError("priority", "must be an integer");
+  if (opts?.tag !== undefined && (typeof opts.tag !== "string" || opts.tag.length === 0 || opts.tag.length > 200)) {
+    throw new ValidationError("tag", "must be a non-empty string of at most 200 characters");
+  }
+}
+
+/**
+ * Builds the write path. Every write takes a Kysely instance or the caller's transaction: with
+ * a transaction, the caller owns COMMIT and calls `syncNow` afterwards.
+ */
+export function createWriter(options: WriterOptions = {}): Writer {
+  const logger = options.logger ?? silentLogger;
+  const timeoutMs = options.directSyncTimeoutMs ?? 500;
+  const graceMs = options.graceMs ?? 60_000;
+  const defaultTag = options.tag ?? DEFAULT_LIVE_TAG;
+  const defaultPriority = options.priority ?? 1;
+  if (!(timeoutMs > 0)) throw new ValidationError("directSyncTimeoutMs", "must be > 0");
+  if (!(graceMs >= 0)) throw new ValidationError("graceMs", "must be >= 0");
+
+  const syncNow: Writer["syncNow"] = async (collection, changes) =>
+    options.sink ? directSync(options.sink, collection, changes, { timeoutMs, logger }) : "skipped";
+
+  async function run<Row>(
+    db: Db,
+    collection: Collection<Row>,
+    fn: (trx: Transaction<any>) => Promise<EntityChange<Row>[]>,
+    opts: WriteCallOptions | undefined,
+  ): Promise<WriteResult<Row>> {
+    validateCallOptions(opts);
+    const tag = opts?.tag ?? defaultTag;
+    const priority = opts?.priority ?? defaultPriority;
+    const body = async (trx: Transaction<any>) => {
+      const changes = await fn(trx);
+      const jobs: NewJob[] = changes.map((c) => ({
+        name: collection.jobName,
+        entityId: c.id,
+        priority,
+        tag,
+        delayMs: graceMs,
+        ...(c.row === undefined && c.deletedVersion !== undefined ? { version: c.deletedVersion } : {}),
+      }));
+      const jobIds = await insertJobs(trx, jobs);
+      return { changes, jobIds };
+    };
+    return trace.getTracer("tether").startActiveSpan(`tether.write ${collection.name}`, async (span) => {
+      try {
+        const callerTx = db.isTransaction;
+        const { changes, jobIds } = callerTx ? await body(db as Transaction<any>) : await db.transaction().execute(body);
+        instruments().jobsEnqueued.add(jobIds.length, { name: collection.jobName, tag, priority });
+        const sync: DirectSyncOutcome = callerTx ? "deferred" : opts?.directSync === false ? "skipped" : await syncNow(collection, changes);
+        return { row: changes[0]?.row, jobIds, sync, changes };
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  const idOf = <Row>(collection: Collection<Row>, row: Row) => String((row as Record<string, unknown>)[collection.idColumn]);
+
+  return {
+    syncNow,
+    writeWithJobs: run,
+    createWithJob(db, collection, values, opts) {
+      return run(db, collection, async (trx) => {
+        const row = (await trx
+          .insertInto(collection.table)
+          .values({ ...values, [collection.versionColumn]: 1 })
+          .returningAll()
+          .executeTakeFirstOrThrow()) as never;
+        return [{ id: idOf(collection, row), row }];
+      }, opts);
+    },
+    updateWithJob(db, collection, id, patch, opts) {
+      if (collection.versionColumn in patch || collection.idColumn in patch) {
+        throw new ValidationError(collection.versionColumn in patch ? collection.versionColumn : collection.idColumn, "is managed by tether and cannot be patched");
+      }
+      return run(db, collection, async (trx) => {
+        let q = trx
+          .updateTable(collection.table)
+          .set({ ...patch, [collection.versionColumn]: sql`${sql.ref(collection.versionColumn)} + 1` })
+          .where(collection.idColumn, "=", id);
+        if (collection.deletedColumn) q = q.where(collection.deletedColumn, "is", null);
+        const row = (await q.returningAll().executeTakeFirst()) as never;
+        if (!row) throw new NotFoundError(`${collection.name} ${id}`);
+        return [{ id, row }];
+      }, opts);
+    },
+    deleteWithJob(db, collection, id, opts) {
+      return run(db, collection, async (trx) => {
+        if (collection.deletedColumn && !opts?.hard) {
+          const row = (await trx
+            .updateTable(collection.table)
+            .set({ [collection.deletedColumn]: sql`now()`, [collection.versionColumn]: sql`${sql.ref(collection.versionColumn)} + 1` })
+            .where(collection.idColumn, "=", id)
+            .where(collection.deletedColumn, "is", null)
+            .returningAll()
+            .executeTakeFirst()) as never;
+          if (!row) throw new NotFoundError(`${collection.name} ${id}`);
+          return [{ id, row }];
+        }
+        const gone = (await trx.deleteFrom(collection.table).where(collection.idColumn, "=", id).returningAll().executeTakeFirst()) as never;
+        if (!gone) throw new NotFoundError(`${collection.name} ${id}`);
+        return [{ id, deletedVersion: rowVersion(collection, gone) + 1 }];
+      }, opts);
+    },
+  };
+}

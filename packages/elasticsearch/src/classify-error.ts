@@ -1,0 +1,30 @@
+import { errors } from "@elastic/elasticsearch";
+
+/** Whole-request failures worth another attempt: no answer, 429, 5xx, timeouts. */
+export function isRetryableRequestError(err: unknown): boolean {
+  if (err instanceof errors.ResponseError) {
+    const s = err.statusCode ?? 0;
+    return s === 429 || s >= 500;
+  }
+  return (
+    err instanceof errors.ConnectionError ||
+    err instanceof errors.TimeoutError ||
+    err instanceof errors.NoLivingConnectionsError ||
+    err instanceof errors.DeserializationError
+  );
+}
+
+/** Per-item bulk failures that will not succeed on retry. */
+export function isPermanentItemStatus(status: number, type: string | undefined): boolean {
+  if (status === 429 || status >= 500) return false;
+  if (type === "es_rejected_execution_exception" || type === "circuit_breaking_exception") return false;
+  return status >= 400;
+}
+
+export function describeError(err: unknown): string {
+  if (err instanceof errors.ResponseError) {
+    const body = err.meta?.body as { error?: { type?: string; reason?: string } } | undefined;
+    return `HTTP ${err.statusCode ?? "?"}${body?.error?.type ? ` ${body.error.type}` : ""}${body?.error?.reason ? `: ${body.error.reason}` : ""}`;
+  }
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}

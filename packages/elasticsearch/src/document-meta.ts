@@ -1,0 +1,27 @@
+import { entityHash } from "@tether/core";
+
+/** Field under which tether stores its metadata in every document. */
+export const META_FIELD = "tether";
+
+/** Mapping of the metadata; merged into every index tether creates. */
+export const META_MAPPING = {
+  properties: {
+    version: { type: "long" },
+    hash: { type: "long" },
+    deleted: { type: "boolean" },
+    key: { type: "long" },
+  },
+} as const;
+
+export interface DocumentMeta {
+  version: number;
+  hash: number;
+  deleted: boolean;
+  /** Numeric id for id-range buckets (absent for non-integer ids). */
+  key?: number;
+}
+
+export function documentMeta(id: string, version: number, deleted: boolean): DocumentMeta {
+  const n = Number(id);
+  return { version, hash: entityHash(id, version), deleted, ...(Number.isSafeInteger(n) && /^-?\d+$/.test(id) ? { key: n } : {}) };
+}

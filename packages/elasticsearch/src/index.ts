@@ -1,0 +1,4 @@
+/** @tether/elasticsearch — the Elasticsearch sink for @tether/core. */
+export * from "./classify-error.js";
+export * from "./document-meta.js";
+export * from "./elasticsearch-sink.js";

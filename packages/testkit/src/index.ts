@@ -1,0 +1,6 @@
+/** @tether/testkit — real Postgres and Elasticsearch for tests, per-file isolation, fixtures. */
+export * from "./test-context.js";
+export * from "./run-naming.js";
+export * from "./services/elasticsearch-service.js";
+export * from "./services/postgres-service.js";
+export * from "./services/services-state.js";

@@ -1,0 +1,167 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { dockerEngineAnswers } from "./docker-engine.js";
+import { findJavaHome, ensureDebianPackage } from "./java-home.js";
+import { cacheDir } from "./repo-paths.js";
+import { runCommand } from "./run-command.js";
+import type { ServiceRecord } from "./services-state.js";
+
+/** Elasticsearch server version used when none is given; the client major must match (8). */
+export const DEFAULT_ES_VERSION = "8.19.21";
+const ES_USER = "tether-es";
+const GROUP = "org.elasticsearch.distribution.integ-test-zip";
+
+export interface EsHealth {
+  status: string;
+  version?: string;
+}
+
+/** One health probe; resolves undefined when nothing (or not Elasticsearch) answers. */
+export async function probeElasticsearch(url: string, timeoutMs = 2_000): Promise<EsHealth | undefined> {
+  try {
+    const res = await fetch(new URL("/_cluster/health", url), { signal: AbortSignal.timeout(timeoutMs) });
+    if (res.headers.get("x-elastic-product") !== "Elasticsearch") return undefined;
+    const body = (await res.json()) as { status?: string };
+    return body.status ? { status: body.status } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function waitForElasticsearch(url: string, timeoutMs = 120_000): Promise<EsHealth> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const h = await probeElasticsearch(url);
+    if (h && (h.status === "green" || h.status === "yellow")) return h;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`Elasticsearch at ${url} was not healthy (yellow) within ${timeoutMs} ms`);
+}
+
+function isRoot(): boolean {
+  return typeof process.getuid === "function" && process.getuid() === 0;
+}
+
+async function ensureUser(): Promise<void> {
+  if (!isRoot()) return;
+  const r = await runCommand("id", ["-u", ES_USER]);
+  if (r.code === 0) return;
+  const add = await runCommand("useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", ES_USER]);
+  if (add.code !== 0) throw new Error(`cannot create user ${ES_USER}: ${add.stderr}`);
+}
+
+/** Downloads the integ-test-zip distribution through Maven (once) and returns the zip path. */
+async function ensureZip(version: string): Promise<string> {
+  const local = join(homedir(), ".m2", "repository", ...GROUP.split("."), "elasticsearch", version, `elasticsearch-${version}.zip`);
+  if (existsSync(local)) return local;
+  await ensureDebianPackage("mvn", "maven");
+  const r = await runCommand(
+    "mvn",
+    ["-B", "-q", "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:get", `-Dartifact=${GROUP}:elasticsearch:${version}:zip`, "-Dtransitive=false"],
+    { timeoutMs: 600_000 },
+  );
+  if (r.code !== 0 || !existsSync(local)) {
+    throw new Error(`Maven could not fetch ${GROUP}:elasticsearch:${version}:zip (exit ${r.code}): ${(r.stdout + r.stderr).slice(-2000)}`);
+  }
+  return local;
+}
+
+/** A folder the service user can reach: the repo cache when its parents are traversable. */
+async function installBase(): Promise<string> {
+  const preferred = join(cacheDir(), "elasticsearch");
+  mkdirSync(preferred, { recursive: true });
+  if (!isRoot()) return preferred;
+  const probe = await runCommand("runuser", ["-u", ES_USER, "--", "test", "-x", preferred]);
+  if (probe.code === 0) return preferred;
+  const fallback = join(tmpdir(), "tether-elasticsearch");
+  mkdirSync(fallback, { recursive: true });
+  chmodSync(fallback, 0o755);
+  return fallback;
+}
+
+export interface MavenEsOptions {
+  version?: string;
+  port?: number;
+  heap?: string;
+}
+
+/** Installs (once) and starts Elasticsearch from Maven Central's integ-test-zip, on loopback. */
+export async function startMavenElasticsearch(opts: MavenEsOptions = {}): Promise<ServiceRecord> {
+  const version = opts.version ?? DEFAULT_ES_VERSION;
+  const port = opts.port ?? 9200;
+  const url = `http://127.0.0.1:${port}`;
+  const base = await installBase();
+  const home = join(base, `elasticsearch-${version}`);
+  const pidFile = join(home, "es.pid");
+
+  const running = await probeElasticsearch(url);
+  if (running) {
+    const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : undefined;
+    return { url, via: "maven", detail: `Elasticsearch ${version} already running in ${home}`, startedByUs: pid ? { pid } : {} };
+  }
+
+  const javaHome = await findJavaHome(17);
+  await ensureUser();
+  if (!existsSync(join(home, "bin", "elasticsearch"))) {
+    const zip = await ensureZip(version);
+    await ensureDebianPackage("unzip", "unzip");
+    const r = await runCommand("unzip", ["-q", "-o", zip, "-d", base], { timeoutMs: 300_000 });
+    if (r.code !== 0) throw new Error(`unzip ${zip} failed: ${r.stderr}`);
+  }
+  writeFileSync(
+    join(home, "config", "elasticsearch.yml"),
+    [
+      "# Written by scripts/services: a single loopback node for tests and the quick start.",
+      "cluster.name: tether-dev",
+      "discovery.type: single-node",
+      "network.host: 127.0.0.1",
+      `http.port: ${port}`,
+      "transport.port: 9300-9399",
+      "xpack.security.enabled: false",
+      "cluster.routing.allocation.disk.threshold_enabled: false",
+      "action.destructive_requires_name: false",
+      `path.data: ${join(home, "data")}`,
+      `path.logs: ${join(home, "logs")}`,
+      "",
+    ].join("\n"),
+  );
+  if (isRoot()) {
+    const own = await runCommand("chown", ["-R", `${ES_USER}:`, home]);
+    if (own.code !== 0) throw new Error(`chown ${home} failed: ${own.stderr}`);
+  }
+  const env = { ...process.env, ES_JAVA_HOME: javaHome, ES_JAVA_OPTS: `-Xms${opts.heap ?? "512m"} -Xmx${opts.heap ?? "512m"}` };
+  const cmd = join(home, "bin", "elasticsearch");
+  const start = isRoot()
+    ? await runCommand("runuser", ["-u", ES_USER, "--", cmd, "-d", "-p", pidFile], { env, timeoutMs: 300_000 })
+    : await runCommand(cmd, ["-d", "-p", pidFile], { env, timeoutMs: 300_000 });
+  if (start.code !== 0) {
+    throw new Error(`Elasticsearch ${version} failed to start (exit ${start.code}); see ${join(home, "logs")}: ${(start.stdout + start.stderr).slice(-2000)}`);
+  }
+  await waitForElasticsearch(url);
+  const pid = Number(readFileSync(pidFile, "utf8").trim());
+  return { url, via: "maven", detail: `Elasticsearch ${version} (integ-test-zip via Maven) in ${home}, pid ${pid}`, startedByUs: { pid } };
+}
+
+/**
+ * Finds an Elasticsearch: ELASTICSEARCH_URL if given; else testcontainers when a Docker engine
+ * answers; else the Maven Central distribution, started locally.
+ */
+export async function ensureElasticsearch(opts: MavenEsOptions & { keepContainer?: boolean } = {}): Promise<ServiceRecord> {
+  const fromEnv = process.env.ELASTICSEARCH_URL;
+  if (fromEnv) {
+    const h = await waitForElasticsearch(fromEnv, 60_000);
+    return { url: fromEnv, via: "env", detail: `Elasticsearch from ELASTICSEARCH_URL (status ${h.status})` };
+  }
+  if (await dockerEngineAnswers()) {
+    const { ElasticsearchContainer } = await import("@testcontainers/elasticsearch");
+    let builder = new ElasticsearchContainer(`docker.elastic.co/elasticsearch/elasticsearch:${opts.version ?? DEFAULT_ES_VERSION}`)
+      .withEnvironment({ "xpack.security.enabled": "false", ES_JAVA_OPTS: "-Xms512m -Xmx512m" });
+    if (opts.keepContainer) builder = builder.withReuse();
+    const c = await builder.start();
+    const url = c.getHttpUrl();
+    await waitForElasticsearch(url);
+    return { url, via: "testcontainers", detail: `Elasticsearch in container ${c.getId().slice(0, 12)}`, startedByUs: { containerId: c.getId() } };
+  }
+  return startMavenElasticsearch({ ...opts, port: opts.port ?? Number(process.env.TETHER_ES_PORT ?? 9200) });
+}

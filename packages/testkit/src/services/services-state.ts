@@ -1,0 +1,36 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { cacheDir } from "./repo-paths.js";
+
+/** How a service was obtained. */
+export type ServiceVia = "env" | "testcontainers" | "local" | "maven";
+
+export interface ServiceRecord {
+  url: string;
+  via: ServiceVia;
+  /** Free text: version, data folder, container id. */
+  detail: string;
+  /** Set when this project started it (so `down` may stop it). */
+  startedByUs?: { pid?: number; containerId?: string };
+}
+
+export interface ServicesState {
+  postgres?: ServiceRecord;
+  elasticsearch?: ServiceRecord;
+}
+
+const file = () => join(cacheDir(), "services.json");
+
+export function readServicesState(): ServicesState {
+  if (!existsSync(file())) return {};
+  return JSON.parse(readFileSync(file(), "utf8")) as ServicesState;
+}
+
+export function writeServicesState(state: ServicesState): void {
+  mkdirSync(cacheDir(), { recursive: true });
+  writeFileSync(file(), JSON.stringify(state, null, 2) + "\n");
+}
+
+export function clearServicesState(): void {
+  rmSync(file(), { force: true });
+}
