@@ -8,6 +8,7 @@ const alias = {
   "@tether/core": src("./packages/core/src/index.ts"),
   "@tether/elasticsearch": src("./packages/elasticsearch/src/index.ts"),
   "@tether/testkit": src("./packages/testkit/src/index.ts"),
+  "@tether/annotations": src("./packages/annotations/src/index.ts"),
 };
 
 export default defineConfig({

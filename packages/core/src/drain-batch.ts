@@ -33,6 +33,8 @@ export interface BatchContext {
   backoff: BackoffOptions;
   sinkRetries: number;
   logger: Logger;
+  /** Receives the per-lane completion counts recorded by the batch, to export after COMMIT. */
+  completions?: CompletionCount[];
 }
 
 interface Ledger {
@@ -204,6 +206,7 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
   await rescheduleJobs(ctx.trx, ledger.retry);
   await parkJobs(ctx.trx, ledger.park);
   await recordCompletions(ctx.trx, [...stats.values()]);
+  ctx.completions?.push(...stats.values());
   if (ledger.park.length > 0) ctx.logger.warn({ parked: ledger.park.slice(0, 10) }, "parked jobs");
   return counts;
 }

@@ -5,7 +5,7 @@ import type { BackoffOptions } from "./backoff.js";
 import type { Collection } from "./collection.js";
 import { processBatch, emptyCounts, type DrainCounts } from "./drain-batch.js";
 import { ValidationError } from "./errors.js";
-import { claimJobs, pausedNames, recordCompletions, sweepExpired } from "./job-store.js";
+import { claimJobs, pausedNames, recordCompletions, sweepExpired, type CompletionCount } from "./job-store.js";
 import { silentLogger, type Logger } from "./logger.js";
 import { instruments } from "./metrics.js";
 import type { Sink } from "./sink.js";
@@ -121,6 +121,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
         const paused = await pausedNames(o.db);
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(new Error(`drain deadline of ${o.deadlineMs} ms reached`)), o.deadlineMs);
+        const completions: CompletionCount[] = [];
         try {
           const expired = counts.expired;
           counts = await o.db.transaction().execute(async (trx) => {
@@ -133,7 +134,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             this.emit("claimed", ids);
             try {
               return await processBatch(
-                { trx, sink: o.sink, collections: this.byName, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger },
+                { trx, sink: o.sink, collections: this.byName, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions },
                 jobs,
               );
             } finally {
@@ -141,6 +142,8 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             }
           });
           counts.expired = expired;
+          // Counted only once the batch committed: a rolled-back batch completed nothing.
+          for (const c of completions) instruments().jobsCompleted.add(c.count, { name: c.name, tag: c.tag, priority: c.priority, outcome: c.outcome });
         } finally {
           clearTimeout(timer);
         }
@@ -154,17 +157,9 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       span.setAttributes({ "tether.claimed": counts.claimed, "tether.parked": counts.parked, "tether.retried": counts.retried });
       span.end();
       const result: DrainResult = { ...counts, durationMs, ...(error ? { error } : {}) };
-      this.recordMetrics(result);
       this.emit("batch", result);
       return result;
     });
-  }
-
-  private recordMetrics(r: DrainResult): void {
-    // Per-lane completion counters are recorded in Postgres (job_stat); here, totals by outcome.
-    for (const outcome of ["up_to_date", "repaired", "deleted_downstream", "forced", "parked"] as const) {
-      if (r[outcome] > 0) instruments().jobsCompleted.add(r[outcome], { outcome });
-    }
   }
 
   /** Drains until a pass claims nothing (or `maxPasses`), returning the summed counts. */

@@ -8,15 +8,8 @@ import { createDb, migrate } from "@tether/core";
 import { ensureElasticsearch } from "./services/elasticsearch-service.js";
 import { ensurePostgres } from "./services/postgres-service.js";
 import { adminUrl, dropRunArtifacts, runId } from "./run-naming.js";
+import "./provided-context.js";
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    tetherDatabaseUrl: string;
-    tetherElasticsearchUrl: string;
-    tetherTemplateDb: string;
-    tetherRunId: string;
-  }
-}
 
 async function buildTemplate(baseUrl: string, name: string): Promise<void> {
   const admin = new pg.Client({ connectionString: baseUrl });

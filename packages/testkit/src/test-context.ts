@@ -5,6 +5,7 @@ import { inject } from "vitest";
 import { createDb } from "@tether/core";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { adminUrl } from "./run-naming.js";
+import "./provided-context.js";
 
 export interface TestContext {
   /** Connection string of this file's own database (a clone of the migrated template). */

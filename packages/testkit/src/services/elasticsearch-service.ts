@@ -130,7 +130,7 @@ export async function startMavenElasticsearch(opts: MavenEsOptions = {}): Promis
     const own = await runCommand("chown", ["-R", `${ES_USER}:`, home]);
     if (own.code !== 0) throw new Error(`chown ${home} failed: ${own.stderr}`);
   }
-  const env = { ...process.env, ES_JAVA_HOME: javaHome, ES_JAVA_OPTS: `-Xms${opts.heap ?? "512m"} -Xmx${opts.heap ?? "512m"}` };
+  const env = { ...process.env, ES_JAVA_HOME: javaHome, ES_JAVA_OPTS: `-Xms${opts.heap ?? process.env.TETHER_ES_HEAP ?? "1g"} -Xmx${opts.heap ?? process.env.TETHER_ES_HEAP ?? "1g"}` };
   const cmd = join(home, "bin", "elasticsearch");
   const start = isRoot()
     ? await runCommand("runuser", ["-u", ES_USER, "--", cmd, "-d", "-p", pidFile], { env, timeoutMs: 300_000 })

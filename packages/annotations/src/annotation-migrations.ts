@@ -1,0 +1,32 @@
+import type { MigrationSet } from "@tether/core";
+
+/** The reference service's domain table. */
+export const annotationMigrations: MigrationSet = {
+  namespace: "annotations",
+  migrations: [
+    {
+      id: 1,
+      name: "annotation",
+      sql: `
+CREATE TABLE annotation (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  userid text NOT NULL,
+  groupid text NOT NULL DEFAULT '__world__',
+  target_uri text NOT NULL,
+  text text NOT NULL DEFAULT '',
+  tags text[] NOT NULL DEFAULT '{}',
+  -- Bumped in every writing transaction; the downstream document carries it as its external version.
+  version bigint NOT NULL DEFAULT 1,
+  created timestamptz NOT NULL DEFAULT now(),
+  updated timestamptz NOT NULL DEFAULT now(),
+  -- Soft delete: the document becomes a tombstone; a purge removes the row later.
+  deleted_at timestamptz
+);
+CREATE INDEX annotation_userid_idx ON annotation (userid);
+CREATE INDEX annotation_groupid_idx ON annotation (groupid);
+CREATE INDEX annotation_updated_idx ON annotation (updated);
+CREATE INDEX annotation_created_idx ON annotation (created);
+`,
+    },
+  ],
+};
