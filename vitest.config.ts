@@ -17,6 +17,7 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "services/*/test/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["packages/testkit/src/global-setup.ts"],
+    setupFiles: ["packages/testkit/src/no-leaked-drainers.ts"],
     pool: "forks",
     maxWorkers: 3,
     testTimeout: 120_000,

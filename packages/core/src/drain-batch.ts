@@ -70,7 +70,7 @@ async function processCollection(ctx: BatchContext, collection: Collection<any>,
 
   let rows: Map<string, any>;
   try {
-    const found = await ctx.trx.selectFrom(collection.table).selectAll().where(collection.idColumn, "in", ids).execute();
+    const found = await ctx.trx.selectFrom(collection.table).selectAll().where(sql<boolean>`${sql.ref(collection.idColumn)} = ANY(${ids})`).execute();
     rows = new Map(found.map((r) => [String((r as Record<string, unknown>)[collection.idColumn]), r]));
   } catch (err) {
     throw new Error(`loading ${collection.table} rows failed: ${String(err)}`, { cause: err });
@@ -104,14 +104,9 @@ async function processCollection(ctx: BatchContext, collection: Collection<any>,
   }
   if (writes.length === 0) return;
 
-  const bumps = writes.filter((w) => w.bumpVersionTo !== undefined);
-  if (bumps.length > 0) {
-    // The downstream holds a version Postgres never had (edited behind our back): leapfrog the
-    // row's version so the repair can overwrite it with external versioning.
-    await sql`UPDATE ${sql.table(collection.table)} t SET ${sql.ref(collection.versionColumn)} = u.v
-      FROM unnest(${bumps.map((b) => b.id)}::text[], ${bumps.map((b) => b.bumpVersionTo!)}::bigint[]) AS u(id, v)
-      WHERE t.${sql.ref(collection.idColumn)}::text = u.id AND t.${sql.ref(collection.versionColumn)} < u.v`.execute(ctx.trx);
-  }
+  // The downstream holds a version Postgres never had (edited behind our back): leapfrog the
+  // row's version so the repair can overwrite it with external versioning.
+  await bumpVersions(ctx, collection, writes.filter((w) => w.bumpVersionTo !== undefined).map((w) => ({ id: w.id, version: w.bumpVersionTo! })));
 
   let results: SinkItemResult[];
   try {
@@ -122,9 +117,11 @@ async function processCollection(ctx: BatchContext, collection: Collection<any>,
   }
 
   const readBackIds: string[] = [];
+  const conflictAt = new Map<string, number>();
   results.forEach((res, i) => {
     const w = writes[i]!;
     const entityJobs = byEntity.get(w.id)!;
+    if (res.status === "conflict" && res.currentVersion !== undefined) conflictAt.set(w.id, res.currentVersion);
     if (res.status === "ok" || res.status === "conflict") readBackIds.push(w.id);
     else if (res.status === "retryable") retryAll(entityJobs, res.error);
     else for (const { job } of entityJobs) parkOrRetry(ctx, ledger, job, res.error, false);
@@ -139,6 +136,7 @@ async function processCollection(ctx: BatchContext, collection: Collection<any>,
     return;
   }
   const writeById = new Map(writes.map((w) => [w.id, w]));
+  const markerBumps: { id: string; version: number }[] = [];
   for (const id of readBackIds) {
     const w = writeById.get(id)!;
     const entityJobs = byEntity.get(id)!;
@@ -148,9 +146,22 @@ async function processCollection(ctx: BatchContext, collection: Collection<any>,
       for (const { job } of entityJobs) ledger.confirm.set(job.id, w.outcome);
     } else {
       const seen = after.get(id);
+      // Refused as older, yet nothing readable is there: a delete marker made behind our back
+      // (kept for index.gc_deletes). Leapfrog it so the retry is not refused again.
+      const marker = conflictAt.get(id);
+      if (!seen && row !== undefined && marker !== undefined && w.op.kind !== "delete") markerBumps.push({ id, version: marker + 1 });
       retryAll(entityJobs, `not confirmed on read-back: wrote ${w.op.kind} v${w.op.version}, downstream has ${seen ? `${seen.deleted ? "tombstone" : "document"} v${seen.version}` : "nothing"}`);
     }
   }
+  await bumpVersions(ctx, collection, markerBumps);
+}
+
+/** Raises rows' versions (never lowers them) inside the drain transaction. */
+async function bumpVersions(ctx: BatchContext, collection: Collection<any>, bumps: readonly { id: string; version: number }[]): Promise<void> {
+  if (bumps.length === 0) return;
+  await sql`UPDATE ${sql.table(collection.table)} t SET ${sql.ref(collection.versionColumn)} = u.v
+    FROM unnest(${bumps.map((b) => b.id)}::text[], ${bumps.map((b) => b.version)}::bigint[]) AS u(id, v)
+    WHERE t.${sql.ref(collection.idColumn)}::text = u.id AND t.${sql.ref(collection.versionColumn)} < u.v`.execute(ctx.trx);
 }
 
 function parkOrRetry(ctx: BatchContext, ledger: Ledger, job: JobRow, error: string, immediately: boolean): void {
