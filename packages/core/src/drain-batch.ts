@@ -1,6 +1,7 @@
 import { sql, type Transaction } from "kysely";
 import { backoffDelay, type BackoffOptions } from "./backoff.js";
 import type { Collection } from "./collection.js";
+import { canonicalEntityId } from "./entity-id.js";
 import { parkJobs, rescheduleJobs, deleteJobs, recordCompletions, type CompletionCount, type Park, type Reschedule } from "./job-store.js";
 import type { CompletionOutcome, JobRow, SyncJobArgs } from "./job.js";
 import type { Logger } from "./logger.js";
@@ -28,6 +29,8 @@ export interface BatchContext {
   trx: Transaction<any>;
   sink: Sink;
   collections: ReadonlyMap<string, Collection<any>>;
+  /** SQL type of each collection's id column, to reject ids the column cannot compare against. */
+  idTypes: ReadonlyMap<Collection<any>, string | undefined>;
   signal: AbortSignal;
   maxAttempts: number;
   backoff: BackoffOptions;
@@ -187,6 +190,9 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
     let args: SyncJobArgs;
     try {
       args = parseSyncArgs(job.kwargs);
+      const canonical = canonicalEntityId(ctx.idTypes.get(collection), args.id);
+      if ("error" in canonical) throw new Error(`kwargs.id: ${canonical.error}`);
+      args = { ...args, id: canonical.id };
     } catch (err) {
       ledger.park.push({ id: job.id, error: `malformed kwargs: ${(err as Error).message}` });
       continue;

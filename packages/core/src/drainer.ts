@@ -4,6 +4,7 @@ import { SpanStatusCode, trace } from "@opentelemetry/api";
 import type { BackoffOptions } from "./backoff.js";
 import type { Collection } from "./collection.js";
 import { processBatch, emptyCounts, type DrainCounts } from "./drain-batch.js";
+import { idColumnType } from "./entity-id.js";
 import { ValidationError } from "./errors.js";
 import { claimJobs, pausedNames, recordCompletions, sweepExpired, type CompletionCount } from "./job-store.js";
 import { silentLogger, type Logger } from "./logger.js";
@@ -102,6 +103,17 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     }
   }
 
+  private idTypeCache: Map<Collection<any>, string | undefined> | undefined;
+
+  /** Id column types, looked up once (a missing table is looked up again next pass). */
+  private async idTypes(): Promise<Map<Collection<any>, string | undefined>> {
+    if (this.idTypeCache && [...this.idTypeCache.values()].every((t) => t !== undefined)) return this.idTypeCache;
+    const m = new Map<Collection<any>, string | undefined>();
+    for (const c of this.options.collections) m.set(c, await idColumnType(this.options.db, c));
+    this.idTypeCache = m;
+    return m;
+  }
+
   /** Moves expired jobs to the dead-letter table (its own short transaction). */
   async sweep(now?: Date): Promise<number> {
     // Expired rows sit at the front of the claim index (oldest scheduled_at) and would be
@@ -149,7 +161,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             this.emit("claimed", ids);
             try {
               return await processBatch(
-                { trx, sink: o.sink, collections: this.byName, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions },
+                { trx, sink: o.sink, collections: this.byName, idTypes: await this.idTypes(), signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions },
                 jobs,
               );
             } finally {

@@ -1,7 +1,9 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Collection } from "./collection.js";
 import { NotFoundError, ValidationError } from "./errors.js";
+import { canonicalEntityId, idColumnType } from "./entity-id.js";
 import { REINDEX_TAG_PREFIX } from "./job.js";
+import { instruments } from "./metrics.js";
 
 /** An admin re-index request. `scope` names one of the collection's reindex scopes, or "all". */
 export interface ReindexRequest {
@@ -29,9 +31,26 @@ export interface ReindexResult {
 
 const MAX_IDS = 100_000;
 
-function isoOrThrow(field: string, v: unknown): string {
-  if (typeof v !== "string" || Number.isNaN(Date.parse(v))) throw new ValidationError(field, "must be an ISO-8601 timestamp");
-  return new Date(v).toISOString();
+// A date, or a date-time with an optional offset. `Date.parse` alone accepts "1" or "May 3".
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** Parses an ISO-8601 bound; a date-time without an offset is read as UTC (never the server's zone). */
+function isoOrThrow(field: string, v: unknown): Date {
+  if (typeof v !== "string" || !ISO_8601.test(v.trim())) throw new ValidationError(field, "must be an ISO-8601 date or timestamp, e.g. 2026-01-31T00:00:00Z");
+  const text = v.trim();
+  const hasZone = text.length <= 10 || /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text);
+  const d = new Date(hasZone ? text : `${text}Z`);
+  if (Number.isNaN(d.getTime())) throw new ValidationError(field, "is not a valid date");
+  return d;
+}
+
+async function checkIds(db: Kysely<any>, collection: Collection<any>, ids: readonly unknown[]): Promise<string[]> {
+  const type = await idColumnType(db, collection);
+  return ids.map((id) => {
+    const c = canonicalEntityId(type, id);
+    if ("error" in c) throw new ValidationError("ids", `${c.error} (${collection.name})`);
+    return c.id;
+  });
 }
 
 /**
@@ -45,9 +64,15 @@ function isoOrThrow(field: string, v: unknown): string {
  */
 export async function enqueueReindex(db: Kysely<any>, collection: Collection<any>, req: ReindexRequest): Promise<ReindexResult> {
   const scopes = collection.reindexScopes;
-  const scope = req.scope === "all" ? { kind: "all" as const } : scopes[req.scope];
+  // Own keys only: "constructor" or "__proto__" must not resolve to something on Object.prototype.
+  const scope = req.scope === "all" ? { kind: "all" as const } : typeof req.scope === "string" && Object.hasOwn(scopes, req.scope) ? scopes[req.scope] : undefined;
   if (!scope) {
     throw new ValidationError("scope", `unknown scope "${String(req.scope)}"; known: ${["all", ...Object.keys(scopes)].join(", ")}`);
+  }
+  // A filter the scope ignores is a mistake (e.g. `from` with scope "user"): say so, never widen the scope.
+  const uses: Record<string, readonly string[]> = { all: [], equals: ["value"], range: ["from", "to"], ids: ["ids"] };
+  for (const field of ["value", "from", "to", "ids"] as const) {
+    if (req[field] !== undefined && !uses[scope.kind]!.includes(field)) throw new ValidationError(field, `does not apply to scope "${req.scope}"`);
   }
   const priority = req.priority ?? (scope.kind === "equals" ? 100 : 1000);
   if (!Number.isInteger(priority) || priority < 0 || priority > 1_000_000) throw new ValidationError("priority", "must be an integer in 0..1000000");
@@ -64,9 +89,9 @@ export async function enqueueReindex(db: Kysely<any>, collection: Collection<any
   if (scope.kind === "ids") {
     if (!Array.isArray(req.ids) || req.ids.length === 0) throw new ValidationError("ids", "must be a non-empty array");
     if (req.ids.length > MAX_IDS) throw new ValidationError("ids", `at most ${MAX_IDS} ids per request`);
-    for (const id of req.ids) if (typeof id !== "string" || !/^[A-Za-z0-9_:.-]{1,200}$/.test(id)) throw new ValidationError("ids", `invalid id ${JSON.stringify(id)}`);
+    const ids = await checkIds(db, collection, req.ids);
     // Every given id, present or not: a hard-deleted entity still needs its document removed.
-    source = sql`SELECT DISTINCT u.id FROM unnest(${[...req.ids]}::text[]) AS u(id)`;
+    source = sql`SELECT DISTINCT u.id FROM unnest(${ids}::text[]) AS u(id)`;
   } else {
     let where: RawBuilder<unknown>;
     if (scope.kind === "all") where = sql`true`;
@@ -77,9 +102,9 @@ export async function enqueueReindex(db: Kysely<any>, collection: Collection<any
       if (req.from === undefined && req.to === undefined) throw new ValidationError("from", `scope "${req.scope}" needs from and/or to`);
       const from = req.from === undefined ? undefined : isoOrThrow("from", req.from);
       const to = req.to === undefined ? undefined : isoOrThrow("to", req.to);
-      if (from && to && from >= to) throw new ValidationError("to", "must be after from");
+      if (from && to && from.getTime() >= to.getTime()) throw new ValidationError("to", "must be after from");
       const col = sql.ref(`t.${scope.column}`);
-      where = sql`${from ? sql`${col} >= ${from}::timestamptz` : sql`true`} AND ${to ? sql`${col} < ${to}::timestamptz` : sql`true`}`;
+      where = sql`${from ? sql`${col} >= ${from.toISOString()}::timestamptz` : sql`true`} AND ${to ? sql`${col} < ${to.toISOString()}::timestamptz` : sql`true`}`;
     }
     source = sql`SELECT ${idRef}::text AS id FROM ${table} AS t WHERE ${where}`;
   }
@@ -89,7 +114,9 @@ export async function enqueueReindex(db: Kysely<any>, collection: Collection<any
     FROM (${source}) AS s`.execute(db);
   const enqueued = Number(r.numAffectedRows ?? 0);
   if (enqueued === 0 && scope.kind === "equals") {
-    throw new NotFoundError(`no ${collection.name} with ${scope.column} = ${JSON.stringify(req.value)}`);
+    // Nothing was inserted, so nothing to roll back; a typo in a user name must not look like success.
+    throw new NotFoundError(`${collection.name} with ${scope.column} = ${JSON.stringify(req.value)}`);
   }
+  if (enqueued > 0) instruments().jobsEnqueued.add(enqueued, { name: collection.jobName, tag, priority });
   return { enqueued, priority, tag };
 }

@@ -1,0 +1,17 @@
+import type { Command } from "commander";
+import { migrate } from "@tether/core";
+import { output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
+
+/** `tether migrate`: applies tether's schema and the configured application migrations. */
+export function registerMigrate(program: Command): void {
+  withCommonOptions(program.command("migrate").description("apply tether's and the application's database migrations (safe to run concurrently)")).action(
+    async (opts: CommonOptions) => {
+      const result = await withContext(opts, (ctx) => migrate(ctx.db, ctx.migrations));
+      output(opts, result, () =>
+        result.applied.length === 0
+          ? "schema is up to date"
+          : [`applied ${result.applied.length} migration(s):`, ...result.applied.map((m) => `  ${m.namespace} ${String(m.id).padStart(6, "0")} ${m.name}`)].join("\n"),
+      );
+    },
+  );
+}

@@ -1,0 +1,19 @@
+/** The CLI's environment, read once. Only DATABASE_URL is required, and only by verbs that need it. */
+export interface CliEnv {
+  DATABASE_URL: string | undefined;
+  /** Default http://127.0.0.1:9200. */
+  ELASTICSEARCH_URL: string;
+  /** Default "". */
+  TETHER_INDEX_PREFIX: string;
+  /** pino level of diagnostics on stderr. Default "warn". */
+  LOG_LEVEL: string;
+}
+
+export function loadCliEnv(source: NodeJS.ProcessEnv = process.env): CliEnv {
+  return {
+    DATABASE_URL: source.DATABASE_URL || undefined,
+    ELASTICSEARCH_URL: source.ELASTICSEARCH_URL || "http://127.0.0.1:9200",
+    TETHER_INDEX_PREFIX: source.TETHER_INDEX_PREFIX ?? "",
+    LOG_LEVEL: source.LOG_LEVEL || "warn",
+  };
+}

@@ -1,0 +1,10 @@
+import { Command } from "commander";
+
+/** The bare `tether` program: usage errors throw (exit 2) instead of exiting, so main decides. */
+export function createProgram(): Command {
+  return new Command("tether")
+    .description("Tether: keep Elasticsearch consistent with Postgres — migrate, inspect, re-index and drain the job queue")
+    .exitOverride()
+    .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+}

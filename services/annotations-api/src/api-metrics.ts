@@ -1,0 +1,42 @@
+import { metrics, type Counter, type Histogram } from "@opentelemetry/api";
+import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
+import { resetInstruments } from "@tether/core";
+
+export interface ApiMetrics {
+  requests: Counter;
+  requestDuration: Histogram;
+  /** The Prometheus text exposition of everything recorded in this process. */
+  scrape(): Promise<string>;
+}
+
+let shared: ApiMetrics | undefined;
+
+/**
+ * One MeterProvider per process, registered globally so tether's own instruments
+ * (tether_jobs_enqueued, tether_direct_sync, …) land in it, read by a Prometheus exporter that
+ * never opens its own port: GET /metrics serves it.
+ */
+export function apiMetrics(): ApiMetrics {
+  if (shared) return shared;
+  const exporter = new PrometheusExporter({ preventServerStart: true });
+  const provider = new MeterProvider({ readers: [exporter] });
+  // Another component of this process may have registered first; then tether's instruments
+  // report there and this endpoint only carries the API's own.
+  if (metrics.setGlobalMeterProvider(provider)) resetInstruments();
+  const meter = provider.getMeter("tether-api");
+  const serializer = new PrometheusSerializer();
+  shared = {
+    requests: meter.createCounter("tether_api_requests", { description: "HTTP requests answered, by method, route and status" }),
+    requestDuration: meter.createHistogram("tether_api_request_duration", {
+      description: "HTTP request duration",
+      unit: "s",
+      advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
+    }),
+    async scrape() {
+      const { resourceMetrics } = await exporter.collect();
+      return serializer.serialize(resourceMetrics);
+    },
+  };
+  return shared;
+}

@@ -1,0 +1,83 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import type { Kysely } from "kysely";
+import type pino from "pino";
+import { createWriter, type Sink } from "@tether/core";
+import type { ElasticsearchSink } from "@tether/elasticsearch";
+import { apiMetrics } from "./api-metrics.js";
+import { sendError } from "./http-errors.js";
+import { adminRoutes, type AlertThresholdOverrides } from "./routes/admin-routes.js";
+import { annotationRoutes } from "./routes/annotation-routes.js";
+import { healthRoutes } from "./routes/health-routes.js";
+import { searchRoutes } from "./routes/search-routes.js";
+
+export interface BuildAppOptions {
+  db: Kysely<any>;
+  /** Target of the writer's direct sync after each commit. */
+  sink: Sink;
+  /**
+   * Where GET /api/search and the health check go. Default: `sink`, when it is an
+   * Elasticsearch sink. (Tests point the writer at a dead node and keep search on a live one.)
+   */
+  searchSink?: ElasticsearchSink;
+  /** Bearer token of the admin routes. Default: none, and admin routes answer 503. */
+  adminToken?: string;
+  /** Default: no logging. */
+  logger?: pino.Logger;
+  /** Direct-sync timeout. Default 500 ms. */
+  directSyncTimeoutMs?: number;
+  /** Delay before the drainer may take a write's job. Default 60000 ms. */
+  graceMs?: number;
+  /** Largest request body. Default 65536 bytes (the admin re-index takes up to 8 MiB). */
+  bodyLimitBytes?: number;
+  /** Timeout of the Elasticsearch search query. Default 5000 ms. */
+  searchTimeoutMs?: number;
+  /** Overrides of the alert thresholds GET /admin/alerts evaluates. */
+  alertThresholds?: AlertThresholdOverrides;
+}
+
+function isElasticsearchSink(s: Sink): s is ElasticsearchSink {
+  const c = s as Partial<ElasticsearchSink>;
+  return s.kind === "elasticsearch" && typeof c.indexName === "function" && typeof c.client?.search === "function";
+}
+
+/**
+ * The reference annotation service, ready for `inject` or `listen` (it does not listen).
+ *
+ * @example
+ * const app = await buildApp({ db, sink, adminToken: "s3cret" });
+ * const res = await app.inject({ method: "POST", url: "/api/annotations", payload: { user: "acct:ann", uri: "https://example.com" } });
+ */
+export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    bodyLimit: opts.bodyLimitBytes ?? 65_536,
+    // Reject unknown fields (no silent stripping) and wrong types (no coercion into strings).
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
+  const writer = createWriter({
+    sink: opts.sink,
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.directSyncTimeoutMs !== undefined ? { directSyncTimeoutMs: opts.directSyncTimeoutMs } : {}),
+    ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
+  });
+  const search = opts.searchSink ?? (isElasticsearchSink(opts.sink) ? opts.sink : undefined);
+  const metrics = apiMetrics();
+
+  app.setErrorHandler((err, request, reply) => sendError(err as Error, request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({ error: "not_found", message: `no route ${request.method} ${request.url.split("?")[0]}` }),
+  );
+  app.addHook("onResponse", async (request, reply) => {
+    const attrs = { method: request.method, route: request.routeOptions.url ?? "unmatched", status: reply.statusCode };
+    metrics.requests.add(1, attrs);
+    metrics.requestDuration.record(reply.elapsedTime / 1000, attrs);
+  });
+
+  await app.register(annotationRoutes, { db: opts.db, writer });
+  await app.register(searchRoutes, { db: opts.db, search, timeoutMs: opts.searchTimeoutMs ?? 5_000 });
+  await app.register(adminRoutes, { db: opts.db, adminToken: opts.adminToken, alertThresholds: opts.alertThresholds });
+  await app.register(healthRoutes, { db: opts.db, search, metrics });
+  await app.ready();
+  return app;
+}

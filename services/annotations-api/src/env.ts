@@ -1,0 +1,64 @@
+import { cleanEnv, makeValidator, str, url } from "envalid";
+
+/** A TCP port where 0 means "any free port" (envalid's `port` rejects 0). */
+const listenPort = makeValidator<number>((input) => {
+  const n = Number(input);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error("must be an integer in 0..65535");
+  return n;
+});
+
+const positiveInt = makeValidator<number>((input) => {
+  const n = Number(input);
+  if (!Number.isInteger(n) || n <= 0) throw new Error("must be a positive integer");
+  return n;
+});
+
+const nonNegativeInt = makeValidator<number>((input) => {
+  const n = Number(input);
+  if (!Number.isInteger(n) || n < 0) throw new Error("must be a non-negative integer");
+  return n;
+});
+
+export interface ApiEnv {
+  DATABASE_URL: string;
+  ELASTICSEARCH_URL: string;
+  /** Default 3000; 0 picks a free port (logged in the "listening" line). */
+  PORT: number;
+  /** Admin routes answer 401 without `Authorization: Bearer <token>`; unset disables them (503). */
+  TETHER_ADMIN_TOKEN: string | undefined;
+  /** Prepended to every Elasticsearch index name. Default "". */
+  TETHER_INDEX_PREFIX: string;
+  /** Default 500. */
+  TETHER_DIRECT_SYNC_TIMEOUT_MS: number;
+  /** Default 60000. */
+  TETHER_GRACE_MS: number;
+  /** Default 65536. */
+  TETHER_BODY_LIMIT_BYTES: number;
+  LOG_LEVEL: string;
+}
+
+/** Parses the API's environment once; exits with a readable report when something is wrong. */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
+  const env = cleanEnv(source, {
+    DATABASE_URL: url({ desc: "Postgres connection string" }),
+    ELASTICSEARCH_URL: url({ desc: "Elasticsearch node URL" }),
+    PORT: listenPort({ default: 3000 }),
+    TETHER_ADMIN_TOKEN: str({ default: undefined }),
+    TETHER_INDEX_PREFIX: str({ default: "" }),
+    TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
+    TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
+    TETHER_BODY_LIMIT_BYTES: positiveInt({ default: 65_536 }),
+    LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
+  });
+  return {
+    DATABASE_URL: env.DATABASE_URL,
+    ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
+    PORT: env.PORT,
+    TETHER_ADMIN_TOKEN: env.TETHER_ADMIN_TOKEN === "" ? undefined : env.TETHER_ADMIN_TOKEN,
+    TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
+    TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
+    TETHER_GRACE_MS: env.TETHER_GRACE_MS,
+    TETHER_BODY_LIMIT_BYTES: env.TETHER_BODY_LIMIT_BYTES,
+    LOG_LEVEL: env.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The annotation API process: env → Postgres (migrated) → Elasticsearch sink → app → listen.
+ * Run from the repo: `node --conditions=source --import tsx services/annotations-api/src/main.ts`.
+ */
+import pino from "pino";
+import { createDb, migrate } from "@tether/core";
+import { annotationMigrations, annotations } from "@tether/annotations";
+import { ElasticsearchSink } from "@tether/elasticsearch";
+import { buildApp } from "./app.js";
+import { loadEnv } from "./env.js";
+
+const env = loadEnv();
+const logger = pino({ level: env.LOG_LEVEL, base: { service: "annotations-api" } });
+const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
+await migrate(db, [annotationMigrations]);
+const sink = new ElasticsearchSink({ client: env.ELASTICSEARCH_URL, indexPrefix: env.TETHER_INDEX_PREFIX });
+try {
+  await sink.ensureIndex(annotations.index, annotations.mappings);
+} catch (err) {
+  // Writes must keep working while Elasticsearch is down; the drainer fills the index later.
+  logger.warn({ err: String(err) }, "could not ensure the annotations index; continuing");
+}
+const app = await buildApp({
+  db,
+  sink,
+  logger,
+  ...(env.TETHER_ADMIN_TOKEN ? { adminToken: env.TETHER_ADMIN_TOKEN } : {}),
+  directSyncTimeoutMs: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
+  graceMs: env.TETHER_GRACE_MS,
+  bodyLimitBytes: env.TETHER_BODY_LIMIT_BYTES,
+});
+await app.listen({ port: env.PORT, host: "0.0.0.0" });
+const address = app.server.address();
+logger.info({ port: typeof address === "object" && address ? address.port : env.PORT }, "listening");
+
+let closing = false;
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, () => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, "shutting down");
+    void app
+      .close()
+      .then(() => Promise.all([db.destroy(), sink.close()]))
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err: String(err) }, "shutdown failed");
+          process.exit(1);
+        },
+      );
+  });
+}

@@ -1,0 +1,96 @@
+import type { FastifyInstance } from "fastify";
+import type { Kysely } from "kysely";
+import { annotations, type AnnotationRow } from "@tether/annotations";
+import { ValidationError } from "@tether/core";
+import { describeError, META_FIELD, type ElasticsearchSink } from "@tether/elasticsearch";
+import { LIMITS, present } from "../annotation-schemas.js";
+import { SearchUnavailableError } from "../http-errors.js";
+
+export interface SearchRouteDeps {
+  db: Kysely<any>;
+  /** Where searches go; undefined answers 503. */
+  search: ElasticsearchSink | undefined;
+  /** Timeout of the Elasticsearch query. */
+  timeoutMs: number;
+}
+
+interface SearchQuery {
+  uri?: string;
+  user?: string;
+  group?: string;
+  q?: string;
+  limit?: string;
+}
+
+const str = (maxLength: number) => ({ type: "string", minLength: 1, maxLength }) as const;
+
+const searchQuerySchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    uri: str(LIMITS.uri),
+    user: str(LIMITS.user),
+    group: str(LIMITS.group),
+    q: str(1_000),
+    limit: { type: "string", maxLength: 10 },
+  },
+} as const;
+
+export const SEARCH_DEFAULT_LIMIT = 20;
+export const SEARCH_MAX_LIMIT = 200;
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return SEARCH_DEFAULT_LIMIT;
+  const n = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > SEARCH_MAX_LIMIT) throw new ValidationError("limit", `must be an integer in 1..${SEARCH_MAX_LIMIT}`);
+  return n;
+}
+
+/**
+ * Search: Elasticsearch finds ids (newest first by `updated`), Postgres supplies the bodies.
+ * Rows soft-deleted in Postgres are dropped even if their tombstone has not reached the index
+ * yet, so a deleted annotation never shows; an edit not yet synced shows its current body
+ * but may be missing from (or wrongly included in) the matches until the drainer repairs it.
+ */
+export async function searchRoutes(app: FastifyInstance, { db, search, timeoutMs }: SearchRouteDeps): Promise<void> {
+  app.get<{ Querystring: SearchQuery }>("/api/search", { schema: { querystring: searchQuerySchema } }, async (request) => {
+    const { uri, user, group, q } = request.query;
+    const limit = parseLimit(request.query.limit);
+    if (!search) throw new SearchUnavailableError("search is not configured");
+    const filter: unknown[] = [{ term: { [`${META_FIELD}.deleted`]: false } }];
+    if (uri !== undefined) filter.push({ term: { uri } });
+    if (user !== undefined) filter.push({ term: { user } });
+    if (group !== undefined) filter.push({ term: { group } });
+
+    let res;
+    try {
+      res = await search.client.search(
+        {
+          index: search.indexName(annotations.index),
+          _source: false,
+          size: limit,
+          track_total_hits: true,
+          query: { bool: { filter: filter as never, ...(q !== undefined ? { must: [{ match: { text: q } }] } : {}) } },
+          sort: [{ updated: { order: "desc", unmapped_type: "date" } }, { [`${META_FIELD}.key`]: { order: "desc", unmapped_type: "long" } }],
+        },
+        { requestTimeout: timeoutMs, maxRetries: 0 },
+      );
+    } catch (err) {
+      throw new SearchUnavailableError(`search failed: ${describeError(err)}`, { cause: err });
+    }
+
+    // Only ids Postgres can compare against; a stray non-numeric id cannot be an annotation.
+    const ids = res.hits.hits.map((h) => String(h._id)).filter((id) => /^[0-9]{1,19}$/.test(id));
+    const rows = ids.length === 0
+      ? []
+      : ((await db.selectFrom("annotation").selectAll().where("id", "in", ids).where("deleted_at", "is", null).execute()) as AnnotationRow[]);
+    const byId = new Map(rows.map((r) => [String(r.id), r]));
+    const ordered = ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [present(row)] : [];
+    });
+    const total = typeof res.hits.total === "number" ? res.hits.total : (res.hits.total?.value ?? 0);
+    // Hits Postgres no longer has (deleted since) do not count.
+    return { total: Math.max(0, total - (res.hits.hits.length - ordered.length)), rows: ordered };
+  });
+}
