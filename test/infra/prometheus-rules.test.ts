@@ -81,7 +81,7 @@ describe("Tether Prometheus alerting rules", () => {
   });
 
   it("make promtool test rules fail when an expected label is changed", () => {
-    const testFile = mutatedCopy(join(scratch), {
+    const testFile = mutatedCopy(scratch, {
       tests: (s) => s.replace("severity: critical", "severity: page"),
     });
     const result = run("promtool", ["test", "rules", testFile], scratch);
@@ -91,7 +91,7 @@ describe("Tether Prometheus alerting rules", () => {
   });
 
   it("make promtool test rules fail when the queue-length alert stops excluding reindex tags", () => {
-    const testFile = mutatedCopy(join(scratch), {
+    const testFile = mutatedCopy(scratch, {
       rules: (s) => s.replace('tether_queue_length{tag!~"reindex.*"}', "tether_queue_length"),
     });
     const result = run("promtool", ["test", "rules", testFile], scratch);

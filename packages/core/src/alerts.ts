@@ -1,0 +1,202 @@
+import type { Kysely } from "kysely";
+import { ValidationError } from "./errors.js";
+import {
+  confirmedCompletions,
+  databaseNow,
+  livePersistentJobs,
+  liveQueueAboveSince,
+  readQueueGauges,
+  staleDueJobs,
+} from "./queue-gauges.js";
+
+/**
+ * Tether's own evaluation of the queue alerts, from Postgres alone (tether.job, dead_job,
+ * job_stat, queue_sample): what `tether alerts`, the drainer's /alerts and the API's
+ * /admin/alerts report, with or without Prometheus. Defaults match infra/prometheus/tether-rules.yml.
+ */
+
+export type AlertName = "completion_rate_low" | "queue_length_high" | "expired_jobs" | "parked_jobs" | "oldest_due_job_too_old";
+
+export interface AlertThresholds {
+  /** Low watermark of confirmed completions per minute (parked and expired do not count). Default 1. */
+  completionRateLowPerMinute?: number;
+  /** Window the completion rate is averaged over. Default 10 minutes. */
+  completionRateWindowMinutes?: number;
+  /**
+   * How an idle system is treated. true (default): the completion-rate alert fires only while
+   * some job of an unpaused lane has been due since before the window began (or was enqueued
+   * before it and keeps failing), i.e. a drainer should have confirmed it and did not. An idle
+   * dev box stays quiet; a stopped drainer, or one whose every write fails (downstream down),
+   * fires one window after work became due. A stopped *producer* is indistinguishable from no
+   * traffic in this mode. false: the seed's rule, for deployments whose traffic never stops:
+   * fire whenever the rate is below the watermark, which also catches a stopped producer.
+   */
+  completionRateRequiresBacklog?: boolean;
+  /** High watermark of the live queue (unexpired jobs of tags not starting with "reindex"). Default 1000. */
+  queueLengthHigh?: number;
+  /**
+   * How long the live queue must stay above the watermark. Shown either by the maintenance
+   * samples (tether.queue_sample) or by more than `queueLengthHigh` live jobs that were already
+   * queued when the window began and still are. 0 fires at once. Default 5 minutes.
+   */
+  queueLengthWindowMinutes?: number;
+  /** Expired jobs tolerated; the alert fires above this. Default 0 (any expired job fires). */
+  expiredMax?: number;
+  /** Parked jobs tolerated; the alert fires above this. Default 0 (any parked job fires). */
+  parkedMax?: number;
+  /**
+   * Maximum age of the oldest due live job, in seconds (how far Elasticsearch lags Postgres; a
+   * job backing off after failures counts from its enqueue time, see QueueGauges).
+   * Paused lanes count: a long pause is lag too. Re-index work does not. Default 600.
+   */
+  oldestDueJobMaxAgeSeconds?: number;
+}
+
+export type ResolvedAlertThresholds = Required<AlertThresholds>;
+
+export interface AlertStatus {
+  name: AlertName;
+  firing: boolean;
+  /** The measured figure (per minute, jobs or seconds, as the threshold). */
+  value: number;
+  threshold: number;
+  /** One sentence with the figures, for logs and pages. */
+  message: string;
+  /** What to look at first, in order. */
+  check: string[];
+}
+
+export interface AlertsReport {
+  /** True while any alert fires. */
+  firing: boolean;
+  /** The instant evaluated (database clock unless pinned). */
+  at: Date;
+  alerts: AlertStatus[];
+}
+
+/** Fills defaults and validates once. */
+export function resolveAlertThresholds(t: AlertThresholds = {}): ResolvedAlertThresholds {
+  const r: ResolvedAlertThresholds = {
+    completionRateLowPerMinute: t.completionRateLowPerMinute ?? 1,
+    completionRateWindowMinutes: t.completionRateWindowMinutes ?? 10,
+    completionRateRequiresBacklog: t.completionRateRequiresBacklog ?? true,
+    queueLengthHigh: t.queueLengthHigh ?? 1000,
+    queueLengthWindowMinutes: t.queueLengthWindowMinutes ?? 5,
+    expiredMax: t.expiredMax ?? 0,
+    parkedMax: t.parkedMax ?? 0,
+    oldestDueJobMaxAgeSeconds: t.oldestDueJobMaxAgeSeconds ?? 600,
+  };
+  for (const [k, v] of Object.entries(r)) {
+    if (k === "completionRateRequiresBacklog") {
+      if (typeof v !== "boolean") throw new ValidationError(k, "must be a boolean");
+    } else if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
+      throw new ValidationError(k, `must be a non-negative number, got ${String(v)}`);
+    }
+  }
+  if (r.completionRateWindowMinutes <= 0) throw new ValidationError("completionRateWindowMinutes", "must be > 0");
+  return r;
+}
+
+const minutesBefore = (d: Date, minutes: number) => new Date(d.getTime() - minutes * 60_000);
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/**
+ * Evaluates every alert against Postgres. Pass `now` to pin the clock (tests); otherwise the
+ * database clock is used, the one job timestamps come from.
+ *
+ * @example
+ * const report = await evaluateAlerts(db, { queueLengthHigh: 5000 });
+ * if (report.firing) for (const a of report.alerts.filter((x) => x.firing)) console.error(a.message);
+ */
+export async function evaluateAlerts(db: Kysely<any>, thresholds: AlertThresholds = {}, opts: { now?: Date } = {}): Promise<AlertsReport> {
+  const t = resolveAlertThresholds(thresholds);
+  const now = opts.now ?? (await databaseNow(db));
+  const pinned = { now };
+  const rateStart = minutesBefore(now, t.completionRateWindowMinutes);
+  const queueStart = minutesBefore(now, t.queueLengthWindowMinutes);
+  const [gauges, completions, backlog, persistent, aboveSince] = await Promise.all([
+    readQueueGauges(db, pinned),
+    confirmedCompletions(db, rateStart, pinned),
+    staleDueJobs(db, rateStart, pinned),
+    livePersistentJobs(db, queueStart, pinned),
+    liveQueueAboveSince(db, t.queueLengthHigh, pinned),
+  ]);
+
+  const rate = completions / t.completionRateWindowMinutes;
+  const rateLow = rate < t.completionRateLowPerMinute;
+  const completion: AlertStatus = {
+    name: "completion_rate_low",
+    firing: rateLow && (!t.completionRateRequiresBacklog || backlog > 0),
+    value: round(rate),
+    threshold: t.completionRateLowPerMinute,
+    message:
+      `${round(rate)} confirmed completions/min over the last ${t.completionRateWindowMinutes} min (low watermark ${t.completionRateLowPerMinute}/min); ` +
+      `${backlog} job(s) of unpaused lanes have been waiting since before the window` +
+      (t.completionRateRequiresBacklog && backlog === 0 && rateLow ? " (idle: nothing waiting, so not firing)" : ""),
+    check: [
+      "Is a drainer running and passing? GET /healthz on each replica (lastPass, error) and its logs for \"drain pass failed\".",
+      "Can the drainer reach Postgres and Elasticsearch? Elasticsearch cluster health, connection errors in the drainer log.",
+      "Is the producer enqueueing? tether_jobs_enqueued_total and `tether status` (which also lists paused lanes).",
+    ],
+  };
+
+  const aboveForMs = aboveSince ? now.getTime() - aboveSince.getTime() : 0;
+  const windowMs = t.queueLengthWindowMinutes * 60_000;
+  const sustained = persistent > t.queueLengthHigh || aboveForMs >= windowMs;
+  const queue: AlertStatus = {
+    name: "queue_length_high",
+    firing: gauges.liveLength > t.queueLengthHigh && sustained,
+    value: gauges.liveLength,
+    threshold: t.queueLengthHigh,
+    message:
+      `${gauges.liveLength} live (non-reindex) jobs queued (high watermark ${t.queueLengthHigh}, window ${t.queueLengthWindowMinutes} min); ` +
+      `above since ${aboveSince ? aboveSince.toISOString() : "-"} by samples, ${persistent} queued since before the window`,
+    check: [
+      "Which lane grows? `tether status` / tether_queue_length by name and tag; is that lane paused?",
+      "Are drainers keeping up? tether_drain_batch_duration_seconds, full batches back to back, retried counts in /healthz lastPass.",
+      "Is Elasticsearch slow or rejecting (429, 5xx)? its thread pools and the drainer's last_error on waiting jobs.",
+    ],
+  };
+
+  const expired: AlertStatus = {
+    name: "expired_jobs",
+    firing: gauges.expired > t.expiredMax,
+    value: gauges.expired,
+    threshold: t.expiredMax,
+    message: `${gauges.expired} expired job(s) (threshold ${t.expiredMax}): they passed expires_at without being confirmed`,
+    check: [
+      "Which jobs and why: `tether parked list` (reason expired) and their last_error.",
+      "Was a lane paused or a drainer down for longer than the job lifetime (30 days)?",
+      "Did the entity fail every attempt (mapping error, document too large)? Fix the cause, then `tether parked retry`.",
+    ],
+  };
+
+  const parked: AlertStatus = {
+    name: "parked_jobs",
+    firing: gauges.parked > t.parkedMax,
+    value: gauges.parked,
+    threshold: t.parkedMax,
+    message: `${gauges.parked} parked job(s) (threshold ${t.parkedMax}): the drainer gave up on them`,
+    check: [
+      "The reasons: `tether parked list` (last_error: mapping error, document too large, unknown job name, malformed kwargs).",
+      "Recent deploys: a changed document builder or index mapping, or a job name no drainer handles.",
+      "After fixing the cause: `tether parked retry`, then watch the lane drain.",
+    ],
+  };
+
+  const oldest: AlertStatus = {
+    name: "oldest_due_job_too_old",
+    firing: gauges.oldestDueAgeSeconds > t.oldestDueJobMaxAgeSeconds,
+    value: round(gauges.oldestDueAgeSeconds, 1),
+    threshold: t.oldestDueJobMaxAgeSeconds,
+    message: `the oldest due live job has waited ${round(gauges.oldestDueAgeSeconds, 1)} s (max ${t.oldestDueJobMaxAgeSeconds} s): Elasticsearch lags Postgres`,
+    check: [
+      "Is its lane paused (`tether status` lists paused lanes; `tether resume <lane>`)?",
+      "Is it retrying? lastPass.retried in the drainer's /healthz, the job's attempts and last_error in tether.job; Elasticsearch errors in the drainer log.",
+      "Are drainers running and keeping up (see completion_rate_low and queue_length_high)?",
+    ],
+  };
+
+  const alerts = [completion, queue, expired, parked, oldest];
+  return { firing: alerts.some((a) => a.firing), at: now, alerts };
+}

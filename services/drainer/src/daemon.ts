@@ -1,0 +1,180 @@
+import { EventEmitter } from "node:events";
+import type { Kysely } from "kysely";
+import type pino from "pino";
+import {
+  Drainer,
+  latestQueueSample,
+  resolveAlertThresholds,
+  resolveMaintenanceOptions,
+  runMaintenance,
+  type AlertThresholds,
+  type Collection,
+  type DrainerOptions,
+  type MaintenanceOptions,
+  type MaintenanceResult,
+  type Sink,
+} from "@tether/core";
+import { newDaemonState, recordMaintenance, recordPass, type DaemonState } from "./daemon-state.js";
+import { buildDrainerServer } from "./http-server.js";
+import { createLogger } from "./logger.js";
+import { createMetricsRegistry } from "./metrics-registry.js";
+import { startTracing, type TracesExporter } from "./tracing.js";
+
+export interface DrainerDaemonOptions {
+  db: Kysely<any>;
+  sink: Sink;
+  collections: readonly Collection<any>[];
+  /** Default: a pino logger at "info" on stdout. */
+  logger?: pino.Logger;
+  /** Port of /healthz, /metrics and /alerts. 0 picks a free port (see `port` on the result). Default 9464. */
+  port?: number;
+  /** Listen address. Default "0.0.0.0". */
+  host?: string;
+  /** Drain loop options (batch size, deadline, interval, max attempts...); core's defaults apply. */
+  drainer?: Omit<DrainerOptions, "db" | "sink" | "collections" | "logger">;
+  /**
+   * Maintenance (queue samples behind the gauges and windowed alerts, pruning), attempted by
+   * every replica, done by the one holding the advisory lock. `intervalMs`: how often this
+   * replica tries, independent of the drain interval so gauges stay fresh. Default 15000 ms.
+   * `sampleIntervalMs` defaults to half of it; other fields: core's `MaintenanceOptions` defaults.
+   */
+  maintenance?: MaintenanceOptions & { intervalMs?: number };
+  /** Thresholds of GET /alerts. Default: core's (the same as infra/prometheus/tether-rules.yml). */
+  alertThresholds?: AlertThresholds;
+  /** "console" prints spans to stdout. Default "none". */
+  tracesExporter?: TracesExporter;
+}
+
+export interface DrainerDaemonEvents {
+  /** A maintenance attempt finished (leader or not). */
+  maintenance: [MaintenanceResult];
+  maintenanceError: [Error];
+}
+
+export interface DrainerDaemon {
+  drainer: Drainer;
+  /** The port actually listened on. */
+  port: number;
+  /** Loop history, as served by /healthz. */
+  state: DaemonState;
+  /** "maintenance" / "maintenanceError" signals, for tests and embedding. */
+  events: EventEmitter<DrainerDaemonEvents>;
+  /** Runs a maintenance attempt now (it also runs on its own interval). */
+  maintainNow(): Promise<MaintenanceResult>;
+  /**
+   * Stops after the current drain pass commits or rolls back, then closes the HTTP server and
+   * the telemetry providers. Leaves `db` and `sink` open: they belong to the caller.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * The reconciler daemon: the core drain loop, maintenance on its own interval, and an HTTP
+ * server with /healthz, /metrics (Prometheus text) and /alerts.
+ *
+ * @example
+ * const daemon = await startDrainerDaemon({ db, sink, collections: [annotations], port: 9464 });
+ * process.once("SIGTERM", () => void daemon.stop().then(() => process.exit(0)));
+ */
+export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<DrainerDaemon> {
+  const logger = opts.logger ?? createLogger();
+  const { intervalMs: maintenanceIntervalMs = 15_000, ...maintenanceRest } = opts.maintenance ?? {};
+  // One sample per attempt of a single replica; with N replicas, at most two per interval.
+  const maintenanceOptions = resolveMaintenanceOptions({ sampleIntervalMs: Math.floor(maintenanceIntervalMs / 2), ...maintenanceRest });
+  if (!Number.isInteger(maintenanceIntervalMs) || maintenanceIntervalMs <= 0) throw new RangeError("maintenance.intervalMs must be a positive integer");
+  const alertThresholds = resolveAlertThresholds(opts.alertThresholds);
+  const drainer = new Drainer({ ...opts.drainer, db: opts.db, sink: opts.sink, collections: opts.collections, logger });
+
+  const tracing = startTracing(opts.tracesExporter ?? "none");
+  const metrics = createMetricsRegistry({ readSample: () => latestQueueSample(opts.db), logger });
+  const state = newDaemonState();
+  const events = new EventEmitter<DrainerDaemonEvents>();
+
+  drainer.on("batch", (r) => {
+    recordPass(state, r);
+    const worth = r.claimed > 0 || r.expired > 0;
+    if (r.error) return; // the Drainer logged it
+    if (worth) logger.info({ pass: r }, "drain pass");
+    else logger.debug({ pass: r }, "drain pass");
+  });
+
+  let inFlight: Promise<MaintenanceResult> | undefined;
+  const maintainNow = (): Promise<MaintenanceResult> => {
+    inFlight ??= runMaintenance(opts.db, maintenanceOptions)
+      .then(
+        (r) => {
+          recordMaintenance(state, r);
+          events.emit("maintenance", r);
+          return r;
+        },
+        (err: unknown) => {
+          const e = err instanceof Error ? err : new Error(String(err));
+          recordMaintenance(state, e);
+          logger.warn({ err: e.message }, "maintenance failed; retrying next interval");
+          events.emit("maintenanceError", e);
+          throw e;
+        },
+      )
+      .finally(() => {
+        inFlight = undefined;
+      });
+    return inFlight;
+  };
+
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  const scheduleMaintenance = () => {
+    if (stopping) return;
+    // Jitter spreads N replicas' lock attempts over the interval.
+    const delay = maintenanceIntervalMs * (0.9 + Math.random() * 0.2);
+    timer = setTimeout(() => {
+      void maintainNow()
+        .catch(() => undefined)
+        .finally(scheduleMaintenance);
+    }, delay);
+  };
+
+  const app = buildDrainerServer({ db: opts.db, drainer, state, metrics, alertThresholds, logger });
+  try {
+    await app.listen({ port: opts.port ?? 9464, host: opts.host ?? "0.0.0.0" });
+  } catch (err) {
+    await metrics.shutdown();
+    await tracing.shutdown();
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : (opts.port ?? 9464);
+
+  drainer.start();
+  void maintainNow().catch(() => undefined);
+  scheduleMaintenance();
+  logger.info(
+    {
+      port,
+      batchSize: drainer.options.batchSize,
+      intervalMs: drainer.options.intervalMs,
+      deadlineMs: drainer.options.deadlineMs,
+      maxAttempts: drainer.options.maxAttempts,
+      maintenanceIntervalMs,
+      collections: opts.collections.map((c) => c.jobName),
+    },
+    "listening",
+  );
+
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      await drainer.stop();
+      await inFlight?.catch(() => undefined);
+      await app.close();
+      await metrics.shutdown();
+      await tracing.shutdown();
+      logger.info({ passes: state.passes, failedPasses: state.failedPasses }, "stopped");
+    })();
+    return stopped;
+  };
+
+  return { drainer, port, state, events, maintainNow, stop };
+}

@@ -1,0 +1,66 @@
+import { cleanEnv, makeValidator, str, url } from "envalid";
+
+/** A TCP port where 0 means "any free port" (envalid's `port` rejects 0). */
+const listenPort = makeValidator<number>((input) => {
+  const n = Number(input);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error("must be an integer in 0..65535");
+  return n;
+});
+
+const positiveInt = makeValidator<number>((input) => {
+  const n = Number(input);
+  if (!Number.isInteger(n) || n <= 0) throw new Error("must be a positive integer");
+  return n;
+});
+
+export interface DrainerEnv {
+  DATABASE_URL: string;
+  ELASTICSEARCH_URL: string;
+  /** Port of /healthz, /metrics and /alerts. Default 9464; 0 picks a free port (logged in "listening"). */
+  METRICS_PORT: number;
+  /** Prepended to every Elasticsearch index name. Default "". */
+  TETHER_INDEX_PREFIX: string;
+  /** Pause between passes that came back short. Default 60000. */
+  TETHER_DRAIN_INTERVAL_MS: number;
+  /** Jobs claimed per pass. Default 2500. */
+  TETHER_BATCH_SIZE: number;
+  /** Deadline of one drain transaction. Default 30000. */
+  TETHER_DEADLINE_MS: number;
+  /** Permanent per-item failures before a job is parked. Default 5. */
+  TETHER_MAX_ATTEMPTS: number;
+  /** How often this replica attempts maintenance (sampling, gauges, pruning). Default 15000. */
+  TETHER_MAINTENANCE_INTERVAL_MS: number;
+  /** "console" prints finished spans to stdout; "none" (default) records nothing. */
+  OTEL_TRACES_EXPORTER: "none" | "console";
+  LOG_LEVEL: string;
+}
+
+/** Parses the drainer's environment once; exits with a readable report when something is wrong. */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
+  const env = cleanEnv(source, {
+    DATABASE_URL: url({ desc: "Postgres connection string" }),
+    ELASTICSEARCH_URL: url({ desc: "Elasticsearch node URL" }),
+    METRICS_PORT: listenPort({ default: 9464 }),
+    TETHER_INDEX_PREFIX: str({ default: "" }),
+    TETHER_DRAIN_INTERVAL_MS: positiveInt({ default: 60_000 }),
+    TETHER_BATCH_SIZE: positiveInt({ default: 2500 }),
+    TETHER_DEADLINE_MS: positiveInt({ default: 30_000 }),
+    TETHER_MAX_ATTEMPTS: positiveInt({ default: 5 }),
+    TETHER_MAINTENANCE_INTERVAL_MS: positiveInt({ default: 15_000 }),
+    OTEL_TRACES_EXPORTER: str({ default: "none", choices: ["none", "console"] as const }),
+    LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
+  });
+  return {
+    DATABASE_URL: env.DATABASE_URL,
+    ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
+    METRICS_PORT: env.METRICS_PORT,
+    TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
+    TETHER_DRAIN_INTERVAL_MS: env.TETHER_DRAIN_INTERVAL_MS,
+    TETHER_BATCH_SIZE: env.TETHER_BATCH_SIZE,
+    TETHER_DEADLINE_MS: env.TETHER_DEADLINE_MS,
+    TETHER_MAX_ATTEMPTS: env.TETHER_MAX_ATTEMPTS,
+    TETHER_MAINTENANCE_INTERVAL_MS: env.TETHER_MAINTENANCE_INTERVAL_MS,
+    OTEL_TRACES_EXPORTER: env.OTEL_TRACES_EXPORTER,
+    LOG_LEVEL: env.LOG_LEVEL,
+  };
+}

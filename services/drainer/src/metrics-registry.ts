@@ -1,0 +1,97 @@
+import { metrics } from "@opentelemetry/api";
+import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
+import { resetInstruments, type Logger, type QueueSample } from "@tether/core";
+
+export interface MetricsRegistryOptions {
+  /** Reads the newest queue sample (written by whichever replica leads maintenance). */
+  readSample: () => Promise<QueueSample | undefined>;
+  logger: Logger;
+  /** service.name of the exported target_info. Default "tether-drainer". */
+  serviceName?: string;
+}
+
+export interface MetricsRegistry {
+  /** The Prometheus text exposition of every instrument, gauges read from Postgres now. */
+  scrape(): Promise<string>;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Registers the process-wide OpenTelemetry MeterProvider, so core's counters and histogram
+ * (jobs completed, drain batch duration) are recorded, plus the job-table gauges, observed at
+ * scrape time from the newest tether.queue_sample. Every replica reports the same sample; the
+ * alert rules take max() across instances.
+ */
+export function createMetricsRegistry(opts: MetricsRegistryOptions): MetricsRegistry {
+  const exporter = new PrometheusExporter({ preventServerStart: true });
+  const provider = new MeterProvider({
+    resource: resourceFromAttributes({ "service.name": opts.serviceName ?? "tether-drainer" }),
+    readers: [exporter],
+    // Prometheus convention names the unit; core names its instruments unit-free.
+    views: [{ instrumentName: "tether_drain_batch_duration", name: "tether_drain_batch_duration_seconds" }],
+  });
+  const registered = metrics.setGlobalMeterProvider(provider);
+  if (!registered) opts.logger.warn({}, "another MeterProvider is registered in this process; tether counters go there");
+  // Core caches its instruments; drop any created against the previous (no-op) provider.
+  resetInstruments();
+
+  const meter = provider.getMeter("tether");
+  const queueLength = meter.createObservableGauge("tether_queue_length", {
+    description: "Unexpired jobs in the job table (due or not), by name, tag and priority",
+  });
+  const expired = meter.createObservableGauge("tether_jobs_expired", { description: "Expired jobs awaiting an operator (swept or not)" });
+  const parked = meter.createObservableGauge("tether_jobs_parked", { description: "Parked (dead-lettered) jobs awaiting an operator" });
+  const oldestDue = meter.createObservableGauge("tether_oldest_due_job_age_seconds", {
+    description: "Age of the oldest due live (non-reindex) job",
+    unit: "s",
+  });
+  const sampleAge = meter.createObservableGauge("tether_queue_sample_age_seconds", {
+    description: "Age of the queue sample the gauges come from; grows when no replica runs maintenance",
+    unit: "s",
+  });
+  // Lanes seen before are reported as 0 once empty: the SDK would otherwise repeat their last
+  // observed value forever (cumulative async instruments keep unobserved attribute sets).
+  const seenLanes = new Map<string, { name: string; tag: string; priority: number }>();
+  meter.addBatchObservableCallback(
+    async (result) => {
+      let sample: QueueSample | undefined;
+      try {
+        sample = await opts.readSample();
+      } catch (err) {
+        opts.logger.warn({ err: String(err) }, "could not read the queue sample for /metrics");
+        return;
+      }
+      if (!sample) return;
+      const lengths = new Map<string, number>();
+      for (const l of sample.lanes) {
+        const key = JSON.stringify([l.name, l.tag, l.priority]);
+        seenLanes.set(key, { name: l.name, tag: l.tag, priority: l.priority });
+        lengths.set(key, l.length);
+      }
+      for (const [key, attrs] of seenLanes) result.observe(queueLength, lengths.get(key) ?? 0, attrs);
+      result.observe(expired, sample.expired);
+      result.observe(parked, sample.parked);
+      result.observe(oldestDue, sample.oldestDueAgeSeconds);
+      result.observe(sampleAge, Math.max(0, (Date.now() - sample.at.getTime()) / 1000));
+    },
+    [queueLength, expired, parked, oldestDue, sampleAge],
+  );
+
+  const serializer = new PrometheusSerializer();
+  return {
+    async scrape() {
+      const { resourceMetrics, errors } = await exporter.collect();
+      for (const e of errors) opts.logger.warn({ err: String(e) }, "metrics collection error");
+      return serializer.serialize(resourceMetrics);
+    },
+    async shutdown() {
+      await provider.shutdown();
+      if (registered) {
+        metrics.disable();
+        resetInstruments();
+      }
+    },
+  };
+}

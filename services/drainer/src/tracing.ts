@@ -1,0 +1,64 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { context, ROOT_CONTEXT, trace, type Context, type ContextManager } from "@opentelemetry/api";
+import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+
+/**
+ * Carries the active span across awaits, so spans started inside a drain pass (Elasticsearch
+ * client requests) become its children.
+ */
+class AsyncLocalContextManager implements ContextManager {
+  private readonly storage = new AsyncLocalStorage<Context>();
+
+  active(): Context {
+    return this.storage.getStore() ?? ROOT_CONTEXT;
+  }
+
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+    return this.storage.run(ctx, () => fn.call(thisArg, ...args));
+  }
+
+  bind<T>(ctx: Context, target: T): T {
+    if (typeof target !== "function") return target;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const manager = this;
+    const fn = target as unknown as (...args: unknown[]) => unknown;
+    return function (this: unknown, ...args: unknown[]) {
+      return manager.with(ctx, () => fn.apply(this, args));
+    } as unknown as T;
+  }
+
+  enable(): this {
+    return this;
+  }
+
+  disable(): this {
+    this.storage.disable();
+    return this;
+  }
+}
+
+export type TracesExporter = "none" | "console";
+
+export interface Tracing {
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Registers a BasicTracerProvider (and an AsyncLocalStorage context manager) for core's spans
+ * (tether.drain_batch, tether.write, tether.direct_sync). Finished spans are printed to stdout
+ * only with `exporter: "console"`; with "none" (the default) they are recorded and dropped.
+ */
+export function startTracing(exporter: TracesExporter = "none"): Tracing {
+  const manager = new AsyncLocalContextManager().enable();
+  const contextRegistered = context.setGlobalContextManager(manager);
+  const spanProcessors = exporter === "console" ? [new SimpleSpanProcessor(new ConsoleSpanExporter())] : [];
+  const provider = new BasicTracerProvider({ spanProcessors });
+  const registered = trace.setGlobalTracerProvider(provider);
+  return {
+    async shutdown() {
+      await provider.shutdown();
+      if (registered) trace.disable();
+      if (contextRegistered) context.disable();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger, maskUrl } from "../src/logger.js";
+
+function capture() {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+      cb();
+    },
+  });
+  return { lines, logger: createLogger({ level: "info", destination }) };
+}
+
+describe("the drainer's logger", () => {
+  it("masks the password of a connection string and keeps the rest", () => {
+    expect(maskUrl("postgres://tether:s3cret@db.internal:5432/tether")).toBe("postgres://tether:***@db.internal:5432/tether");
+    expect(maskUrl("http://elastic:changeme@es:9200")).toBe("http://elastic:***@es:9200/");
+    expect(maskUrl("http://127.0.0.1:9200")).toBe("http://127.0.0.1:9200/");
+  });
+
+  it("never writes tokens, authorization headers or passwords, even inside error messages", () => {
+    const { lines, logger } = capture();
+    logger.info({ token: "tok-123", headers: { authorization: "Bearer abc.def" }, req: { headers: { authorization: "Bearer xyz" } } }, "request");
+    logger.info({ DATABASE_URL: "postgres://u:pw-1@h/db", config: { password: "pw-2" } }, "config");
+    logger.error({ err: "connect ECONNREFUSED for postgres://u:pw-3@h:5432/db" }, "drain pass failed");
+    logger.warn({}, "retrying http://elastic:pw-4@es:9200 soon");
+    const out = lines.join("\n");
+    for (const secret of ["tok-123", "abc.def", "xyz", "pw-1", "pw-2", "pw-3", "pw-4"]) expect(out).not.toContain(secret);
+    expect(out).toContain("postgres://u:***@h:5432/db");
+    expect(out).toContain("[redacted]");
+    expect(lines.every((l) => typeof JSON.parse(l) === "object")).toBe(true);
+  });
+});
