@@ -1,0 +1,49 @@
+import { spawn } from "node:child_process";
+import net from "node:net";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestContext, type TestContext } from "@tether/testkit";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe("the quick start", () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+  });
+  afterAll(() => ctx.close());
+
+  it("runs the API and a drainer against real services, seeds demo annotations and finds them by search", async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const child = spawn("bash", ["scripts/quickstart", "--smoke"], {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: ctx.databaseUrl,
+        ELASTICSEARCH_URL: ctx.elasticsearchUrl,
+        TETHER_INDEX_PREFIX: ctx.indexPrefix,
+        PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(out).toContain("Tether is running.");
+    expect(out).toMatch(/quickstart smoke: \d+ demo annotations found by search/);
+    expect(code, out.slice(-3000)).toBe(0);
+  });
+});
