@@ -84,7 +84,8 @@ export async function rescheduleJobs(db: Db, items: readonly Reschedule[]): Prom
   await sql`
     UPDATE tether.job j
     SET attempts = j.attempts + 1,
-        scheduled_at = now() + u.delay_ms * interval '1 millisecond',
+        -- clock_timestamp(), not now(): the drain transaction may have started up to its deadline ago.
+        scheduled_at = clock_timestamp() + u.delay_ms * interval '1 millisecond',
         last_error = left(u.error, 2000)
     FROM unnest(${items.map((i) => i.id)}::bigint[], ${items.map((i) => Math.round(i.delayMs))}::bigint[],
                 ${items.map((i) => i.error)}::text[]) AS u(id, delay_ms, error)
