@@ -9,6 +9,7 @@ const alias = {
   "@tether/elasticsearch": src("./packages/elasticsearch/src/index.ts"),
   "@tether/testkit": src("./packages/testkit/src/index.ts"),
   "@tether/annotations": src("./packages/annotations/src/index.ts"),
+  "@tether/service-kit": src("./packages/service-kit/src/index.ts"),
 };
 
 export default defineConfig({

@@ -1,23 +1,5 @@
-import { cleanEnv, makeValidator, str, url } from "envalid";
-
-/** A TCP port where 0 means "any free port" (envalid's `port` rejects 0). */
-const listenPort = makeValidator<number>((input) => {
-  const n = Number(input);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error("must be an integer in 0..65535");
-  return n;
-});
-
-const positiveInt = makeValidator<number>((input) => {
-  const n = Number(input);
-  if (!Number.isInteger(n) || n <= 0) throw new Error("must be a positive integer");
-  return n;
-});
-
-const nonNegativeInt = makeValidator<number>((input) => {
-  const n = Number(input);
-  if (!Number.isInteger(n) || n < 0) throw new Error("must be a non-negative integer");
-  return n;
-});
+import { cleanEnv, str, url } from "envalid";
+import { listenPort, logLevel, nonNegativeInt, positiveInt } from "@tether/service-kit";
 
 export interface ApiEnv {
   DATABASE_URL: string;
@@ -48,7 +30,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
     TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
     TETHER_BODY_LIMIT_BYTES: positiveInt({ default: 65_536 }),
-    LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
+    LOG_LEVEL: logLevel(),
   });
   return {
     DATABASE_URL: env.DATABASE_URL,

@@ -2,15 +2,16 @@
  * The annotation API process: env → Postgres (migrated) → Elasticsearch sink → app → listen.
  * Run from the repo: `node --conditions=source --import tsx services/annotations-api/src/main.ts`.
  */
-import pino from "pino";
 import { createDb, migrate } from "@tether/core";
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { buildApp } from "./app.js";
 import { loadEnv } from "./env.js";
+import { createLogger, maskUrl, onShutdown } from "@tether/service-kit";
 
 const env = loadEnv();
-const logger = pino({ level: env.LOG_LEVEL, base: { service: "annotations-api" } });
+const logger = createLogger({ service: "annotations-api", level: env.LOG_LEVEL });
+logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), elasticsearchUrl: maskUrl(env.ELASTICSEARCH_URL), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
 const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
 await migrate(db, [annotationMigrations]);
 const sink = new ElasticsearchSink({ client: env.ELASTICSEARCH_URL, indexPrefix: env.TETHER_INDEX_PREFIX });
@@ -33,21 +34,7 @@ await app.listen({ port: env.PORT, host: "0.0.0.0" });
 const address = app.server.address();
 logger.info({ port: typeof address === "object" && address ? address.port : env.PORT }, "listening");
 
-let closing = false;
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.once(signal, () => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, "shutting down");
-    void app
-      .close()
-      .then(() => Promise.all([db.destroy(), sink.close()]))
-      .then(
-        () => process.exit(0),
-        (err: unknown) => {
-          logger.error({ err: String(err) }, "shutdown failed");
-          process.exit(1);
-        },
-      );
-  });
-}
+onShutdown(logger, "shutting down", async () => {
+  await app.close();
+  await Promise.all([db.destroy(), sink.close()]);
+});

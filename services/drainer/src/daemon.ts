@@ -16,7 +16,7 @@ import {
 } from "@tether/core";
 import { newDaemonState, recordMaintenance, recordPass, type DaemonState } from "./daemon-state.js";
 import { buildDrainerServer } from "./http-server.js";
-import { createLogger } from "./logger.js";
+import { createLogger } from "@tether/service-kit";
 import { createMetricsRegistry } from "./metrics-registry.js";
 import { startTracing, type TracesExporter } from "./tracing.js";
 
@@ -77,7 +77,7 @@ export interface DrainerDaemon {
  * process.once("SIGTERM", () => void daemon.stop().then(() => process.exit(0)));
  */
 export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<DrainerDaemon> {
-  const logger = opts.logger ?? createLogger();
+  const logger = opts.logger ?? createLogger({ service: "drainer" });
   const { intervalMs: maintenanceIntervalMs = 15_000, ...maintenanceRest } = opts.maintenance ?? {};
   // One sample per attempt of a single replica; with N replicas, at most two per interval.
   const maintenanceOptions = resolveMaintenanceOptions({ sampleIntervalMs: Math.floor(maintenanceIntervalMs / 2), ...maintenanceRest });

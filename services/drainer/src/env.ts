@@ -1,17 +1,5 @@
-import { cleanEnv, makeValidator, str, url } from "envalid";
-
-/** A TCP port where 0 means "any free port" (envalid's `port` rejects 0). */
-const listenPort = makeValidator<number>((input) => {
-  const n = Number(input);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error("must be an integer in 0..65535");
-  return n;
-});
-
-const positiveInt = makeValidator<number>((input) => {
-  const n = Number(input);
-  if (!Number.isInteger(n) || n <= 0) throw new Error("must be a positive integer");
-  return n;
-});
+import { cleanEnv, str, url } from "envalid";
+import { listenPort, logLevel, positiveInt } from "@tether/service-kit";
 
 export interface DrainerEnv {
   DATABASE_URL: string;
@@ -48,7 +36,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
     TETHER_MAX_ATTEMPTS: positiveInt({ default: 5 }),
     TETHER_MAINTENANCE_INTERVAL_MS: positiveInt({ default: 15_000 }),
     OTEL_TRACES_EXPORTER: str({ default: "none", choices: ["none", "console"] as const }),
-    LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
+    LOG_LEVEL: logLevel(),
   });
   return {
     DATABASE_URL: env.DATABASE_URL,

@@ -1,5 +1,5 @@
 /** @tether/drainer — the reconciler daemon (drain loop, maintenance, /healthz, /metrics, /alerts). */
 export * from "./daemon.js";
 export type { DaemonState } from "./daemon-state.js";
-export { createLogger, maskUrl, scrubSecrets, REDACT_PATHS } from "./logger.js";
+export { createLogger, maskUrl, scrubSecrets, REDACT_PATHS } from "@tether/service-kit";
 export type { TracesExporter } from "./tracing.js";

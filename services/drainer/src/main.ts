@@ -8,10 +8,10 @@ import { annotationMigrations, annotations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { startDrainerDaemon } from "./daemon.js";
 import { loadEnv } from "./env.js";
-import { createLogger, maskUrl } from "./logger.js";
+import { createLogger, maskUrl, onShutdown } from "@tether/service-kit";
 
 const env = loadEnv();
-const logger = createLogger({ level: env.LOG_LEVEL });
+const logger = createLogger({ service: "drainer", level: env.LOG_LEVEL });
 logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), elasticsearchUrl: maskUrl(env.ELASTICSEARCH_URL), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
 
 const collections = [annotations];
@@ -43,21 +43,7 @@ const daemon = await startDrainerDaemon({
   },
 });
 
-let closing = false;
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.once(signal, () => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, "shutting down after the current batch");
-    void daemon
-      .stop()
-      .then(() => Promise.all([db.destroy(), sink.close()]))
-      .then(
-        () => process.exit(0),
-        (err: unknown) => {
-          logger.error({ err: String(err) }, "shutdown failed");
-          process.exit(1);
-        },
-      );
-  });
-}
+onShutdown(logger, "shutting down after the current batch", async () => {
+  await daemon.stop();
+  await Promise.all([db.destroy(), sink.close()]);
+});

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, maskUrl } from "../src/logger.js";
+import { createLogger, maskUrl } from "../src/index.js";
 
 function capture() {
   const lines: string[] = [];

@@ -42,13 +42,13 @@ export function maskUrl(raw: string): string {
 }
 
 /**
- * The drainer's pino logger: JSON lines, secrets redacted by key, and credentials inside URLs
+ * A service's pino logger: JSON lines, secrets redacted by key, and credentials inside URLs
  * masked in every top-level string (error messages from drivers quote connection strings).
  */
-export function createLogger(opts: { level?: string; destination?: pino.DestinationStream } = {}): pino.Logger {
+export function createLogger(opts: { service?: string; level?: string; destination?: pino.DestinationStream } = {}): pino.Logger {
   const options: pino.LoggerOptions = {
     level: opts.level ?? "info",
-    base: { service: "drainer" },
+    base: { service: opts.service ?? "tether" },
     redact: { paths: REDACT_PATHS, censor: "[redacted]" },
     formatters: {
       log(obj) {
