@@ -1,0 +1,102 @@
+import pg from "pg";
+import type { Kysely } from "kysely";
+import { createDb, migrate } from "@tether/core";
+import { annotationMigrations } from "@tether/annotations";
+import { ElasticsearchSink } from "@tether/elasticsearch";
+import { adminUrl } from "@tether/testkit";
+import type { Sizes } from "./options.js";
+
+export interface BenchEnv {
+  pgUrl: string;
+  esUrl: string;
+  /** Names this run's databases (`tether_bench_<run>_*`) and indices (`bench_<run>_*`). */
+  runId: string;
+  sizes: Sizes;
+  log: (msg: string) => void;
+}
+
+export interface BenchDatabase {
+  name: string;
+  url: string;
+  db: Kysely<any>;
+}
+
+/**
+ * Everything one benchmark creates: fresh databases (`CREATE DATABASE`, then migrated), an
+ * Elasticsearch index prefix, pools and sinks. `close()` drops and deletes all of it.
+ */
+export class BenchScope {
+  readonly indexPrefix: string;
+  private readonly cleanups: (() => Promise<unknown>)[] = [];
+  private closed = false;
+
+  constructor(
+    readonly env: BenchEnv,
+    readonly bench: string,
+  ) {
+    this.indexPrefix = `bench_${env.runId}_${bench}_`;
+  }
+
+  get sizes(): Sizes {
+    return this.env.sizes;
+  }
+
+  log(msg: string): void {
+    this.env.log(`[${this.bench}] ${msg}`);
+  }
+
+  /** Registers a cleanup; they run in reverse order. */
+  defer(fn: () => Promise<unknown>): void {
+    this.cleanups.push(fn);
+  }
+
+  /** An empty database of this run; unmigrated (peers install their own schema). */
+  async rawDatabase(suffix: string, poolSize = 10): Promise<BenchDatabase> {
+    const name = `tether_bench_${this.env.runId}_${this.bench}${suffix ? `_${suffix}` : ""}`;
+    await adminQuery(this.env.pgUrl, `CREATE DATABASE ${name}`);
+    this.defer(() => adminQuery(this.env.pgUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    const url = adminUrl(this.env.pgUrl, name);
+    const db = createDb({ connectionString: url, max: poolSize, applicationName: `tether-bench-${this.bench}` });
+    this.defer(() => db.destroy());
+    return { name, url, db };
+  }
+
+  /** A fresh database with tether's and the annotation migrations applied. */
+  async database(suffix = "", poolSize = 10): Promise<BenchDatabase> {
+    const d = await this.rawDatabase(suffix, poolSize);
+    await migrate(d.db, [annotationMigrations]);
+    return d;
+  }
+
+  /** An Elasticsearch sink under this benchmark's index prefix. */
+  sink(url = this.env.esUrl): ElasticsearchSink {
+    const s = new ElasticsearchSink({ client: url, indexPrefix: this.indexPrefix });
+    this.defer(() => s.close());
+    return s;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const errors: unknown[] = [];
+    for (const fn of this.cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    await fetch(new URL(`/${this.indexPrefix}*?expand_wildcards=all`, this.env.esUrl), { method: "DELETE" }).catch((err) => errors.push(err));
+    if (errors.length > 0) this.log(`cleanup: ${errors.length} error(s), first: ${String(errors[0])}`);
+  }
+}
+
+export async function adminQuery(pgUrl: string, text: string): Promise<pg.QueryResult> {
+  const c = new pg.Client({ connectionString: pgUrl });
+  await c.connect();
+  try {
+    return await c.query(text);
+  } finally {
+    await c.end();
+  }
+}

@@ -1,0 +1,12 @@
+import type { Benchmark } from "../benchmark.js";
+import { queueThroughput } from "./queue-throughput.js";
+import { reindexDrain } from "./reindex-drain.js";
+import { verifyDrain } from "./verify-drain.js";
+import { writePath } from "./write-path.js";
+import { adminEnqueue } from "./admin-enqueue.js";
+import { claimLatency } from "./claim-latency.js";
+import { backlogRecovery } from "./backlog-recovery.js";
+import { apiLatency } from "./api-latency.js";
+
+/** In the order they run. */
+export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency];

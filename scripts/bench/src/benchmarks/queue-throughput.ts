@@ -1,0 +1,71 @@
+import { sql, type Kysely } from "kysely";
+import { Drainer, insertJobs, type NewJob } from "@tether/core";
+import { annotations } from "@tether/annotations";
+import { seedAnnotations } from "../annotation-data.js";
+import type { Benchmark } from "../benchmark.js";
+import { NoopSink } from "../noop-sink.js";
+import { GRAPHILE_CONFIG, graphileInstall, graphileRound } from "../peers/graphile-peer.js";
+import { PGBOSS_CONFIG, pgBossRound, pgBossStart } from "../peers/pg-boss-peer.js";
+import { compare } from "../report.js";
+
+const CHUNK = 5000;
+const TETHER_CONFIG =
+  `tether: core insertJobs() in batches of ${CHUNK}; one Drainer (batchSize 2500, pool 10) drainUntilEmpty() ` +
+  `with a no-op sink whose fetchStates reports every entity current (each job still loads its row and is confirmed by DELETE); ANALYZE after every enqueue for all three (autovacuum may be off)`;
+
+async function tetherRound(db: Kysely<any>, n: number): Promise<{ enqueueMs: number; drainMs: number }> {
+  const jobs: NewJob[] = Array.from({ length: n }, (_, i) => ({ name: annotations.jobName, entityId: String(i + 1), priority: 1, tag: "live", delayMs: 0 }));
+  const t0 = performance.now();
+  for (let i = 0; i < n; i += CHUNK) await insertJobs(db, jobs.slice(i, i + CHUNK));
+  const enqueueMs = performance.now() - t0;
+  await sql`ANALYZE tether.job`.execute(db);
+  const drainer = new Drainer({ db, sink: new NoopSink(1), collections: [annotations] });
+  const t1 = performance.now();
+  const r = await drainer.drainUntilEmpty();
+  const drainMs = performance.now() - t1;
+  if (r.error || r.up_to_date !== n) throw new Error(`tether drained ${r.up_to_date}/${n}: ${r.error ?? JSON.stringify(r)}`);
+  await sql`VACUUM ANALYZE tether.job`.execute(db);
+  return { enqueueMs, drainMs };
+}
+
+export const queueThroughput: Benchmark = {
+  name: "queue",
+  title: "Queue throughput with a no-op sink vs graphile-worker and pg-boss",
+  async run(scope) {
+    const n = scope.sizes.queueJobs;
+    const tether = await scope.database("tether");
+    await seedAnnotations(tether.db, n);
+    const graphile = await scope.rawDatabase("graphile", 1);
+    await graphileInstall(graphile.url);
+    const bossDb = await scope.rawDatabase("pgboss", 1);
+    const boss = await pgBossStart(bossDb.url);
+    scope.defer(() => boss.stop({ graceful: false, wait: true }));
+
+    // One unrecorded round each (a tenth of the size) warms connections, JIT and caches.
+    const warm = Math.max(500, Math.round(n / 10));
+    await tetherRound(tether.db, warm);
+    await graphileRound(graphile.url, warm);
+    await pgBossRound(boss, bossDb.url, warm, 99);
+
+    const s = { tether: [] as number[][], graphile: [] as number[][], boss: [] as number[][] };
+    for (let rep = 0; rep < scope.sizes.reps; rep++) {
+      const t = await tetherRound(tether.db, n);
+      const g = await graphileRound(graphile.url, n);
+      const b = await pgBossRound(boss, bossDb.url, n, rep);
+      s.tether.push([t.enqueueMs, t.drainMs]);
+      s.graphile.push([g.enqueueMs, g.drainMs]);
+      s.boss.push([b.enqueueMs, b.drainMs]);
+      scope.log(`rep ${rep + 1}: drain ms tether ${t.drainMs.toFixed(0)}, graphile-worker ${g.drainMs.toFixed(0)}, pg-boss ${b.drainMs.toFixed(0)}`);
+    }
+    const rate = (xs: number[][], k: 0 | 1) => xs.map((x) => n / (x[k]! / 1000));
+    const rows = [];
+    for (const [peer, samples, config] of [["graphile-worker 0.16", s.graphile, GRAPHILE_CONFIG], ["pg-boss 10", s.boss, PGBOSS_CONFIG]] as const) {
+      rows.push(
+        compare({ bench: "1 queue", metric: `drain to empty, N=${n}`, unit: "jobs/s", better: "higher", tether: rate(s.tether, 1), baselineName: peer, baseline: rate(samples, 1), note: config }),
+        compare({ bench: "1 queue", metric: `enqueue (batches of ${CHUNK}), N=${n}`, unit: "jobs/s", better: "higher", tether: rate(s.tether, 0), baselineName: peer, baseline: rate(samples, 0) }),
+      );
+    }
+    rows[0]!.note = `${TETHER_CONFIG}. vs ${rows[0]!.note}`;
+    return { rows, info: { jobs: n, configs: { tether: TETHER_CONFIG, graphile: GRAPHILE_CONFIG, pgBoss: PGBOSS_CONFIG }, samplesMs: s } };
+  },
+};

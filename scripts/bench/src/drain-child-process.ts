@@ -1,0 +1,48 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { DrainResult } from "@tether/core";
+
+export interface DrainChildConfig {
+  databaseUrl: string;
+  elasticsearchUrl: string;
+  indexPrefix: string;
+  batchSize?: number;
+  /** "drain": drainUntilEmpty; "idle": connect only (the memory baseline). */
+  mode: "drain" | "idle";
+}
+
+export interface DrainChildResult {
+  durationMs: number;
+  passes: number;
+  counts: DrainResult | undefined;
+  /** Wall time inside the sink's calls: `_mget` (verify + read-back) and `_bulk`. */
+  sinkMs: { fetchStates: number; write: number };
+  /** VmHWM after loading and connecting, before draining (kB). */
+  idleHwmKb: number;
+  /** VmHWM at exit: the process's peak resident set (kB). */
+  peakHwmKb: number;
+  rssKb: number;
+}
+
+const script = fileURLToPath(new URL("./child/drain-child.ts", import.meta.url));
+
+/** Runs the drainer in a child node process (same loader flags as this one). */
+export function runDrainChild(cfg: DrainChildConfig): Promise<DrainChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, script, JSON.stringify(cfg)], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const line = out.trim().split("\n").pop() ?? "";
+      if (code !== 0 || !line) return reject(new Error(`drain child exited with ${code}: ${err.slice(-2000)}`));
+      try {
+        resolve(JSON.parse(line) as DrainChildResult);
+      } catch {
+        reject(new Error(`drain child printed no result: ${out.slice(-500)} ${err.slice(-1000)}`));
+      }
+    });
+  });
+}

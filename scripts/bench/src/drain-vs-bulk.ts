@@ -1,0 +1,68 @@
+import { sql } from "kysely";
+import { annotations } from "@tether/annotations";
+import type { ElasticsearchSink } from "@tether/elasticsearch";
+import { docCount, rawBulk, resetIndex } from "./annotation-data.js";
+import type { BenchDatabase, BenchScope } from "./bench-scope.js";
+import { runDrainChild, type DrainChildResult } from "./drain-child-process.js";
+
+export const RAW_INDEX = "raw_annotations";
+
+export interface DrainVsBulk {
+  drain: DrainChildResult;
+  /** docs/s of the drainer (jobs confirmed per second of drainUntilEmpty). */
+  drainRate: number;
+  /** docs/s of helpers.bulk for the same documents into RAW_INDEX. */
+  bulkRate: number;
+}
+
+/**
+ * One repetition: the real drainer (child process, real ElasticsearchSink) over jobs already in
+ * tether.job, and helpers.bulk of the same documents. Only the index under test exists while
+ * it runs; `rawFirst` alternates the order between repetitions.
+ */
+export async function drainVsBulk(scope: BenchScope, d: BenchDatabase, sink: ElasticsearchSink, expected: number, rawFirst: boolean): Promise<DrainVsBulk> {
+  let drain: DrainChildResult | undefined;
+  let bulkMs = 0;
+  const runDrain = async () => {
+    await sink.client.indices.delete({ index: sink.indexName(RAW_INDEX) }, { ignore: [404] });
+    await sql`ANALYZE tether.job`.execute(d.db);
+    drain = await runDrainChild({ databaseUrl: d.url, elasticsearchUrl: scope.env.esUrl, indexPrefix: scope.indexPrefix, mode: "drain" });
+    const c = drain.counts;
+    if (!c || c.error || c.repaired !== expected || c.claimed !== expected) throw new Error(`drain did not repair ${expected} documents: ${JSON.stringify(c)}`);
+    const docs = await docCount(sink, annotations.index);
+    if (docs !== expected) throw new Error(`after the drain the index holds ${docs} documents, expected ${expected}`);
+  };
+  const runBulk = async () => {
+    await sink.client.indices.delete({ index: sink.indexName(annotations.index) }, { ignore: [404] });
+    await resetIndex(sink, RAW_INDEX);
+    const t = performance.now();
+    const r = await rawBulk(sink.client, sink.indexName(RAW_INDEX), d.db);
+    bulkMs = performance.now() - t;
+    if (r.docs !== expected || r.failed > 0) throw new Error(`helpers.bulk wrote ${r.docs}/${expected} (${r.failed} failed)`);
+  };
+  if (rawFirst) {
+    await runBulk();
+    await resetIndex(sink, annotations.index);
+    await runDrain();
+  } else {
+    await resetIndex(sink, annotations.index);
+    await runDrain();
+    await runBulk();
+  }
+  return { drain: drain!, drainRate: expected / (drain!.durationMs / 1000), bulkRate: expected / (bulkMs / 1000) };
+}
+
+/** "where the drain's time went" across repetitions, for the notes. */
+export function timeSplit(drains: readonly DrainChildResult[]): string {
+  const sum = (f: (d: DrainChildResult) => number) => drains.reduce((a, d) => a + f(d), 0);
+  const total = sum((d) => d.durationMs);
+  const mget = sum((d) => d.sinkMs.fetchStates);
+  const bulk = sum((d) => d.sinkMs.write);
+  const pct = (x: number) => `${Math.round((100 * x) / total)}%`;
+  return `drain time split over all repetitions: _mget (verify + read-back) ${pct(mget)}, _bulk ${pct(bulk)}, Postgres and the rest ${pct(total - mget - bulk)}`;
+}
+
+/** The memory baseline: the same child process, loaded and connected, not draining. */
+export async function idleDrainer(scope: BenchScope, d: BenchDatabase): Promise<DrainChildResult> {
+  return runDrainChild({ databaseUrl: d.url, elasticsearchUrl: scope.env.esUrl, indexPrefix: scope.indexPrefix, mode: "idle" });
+}

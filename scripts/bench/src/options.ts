@@ -1,0 +1,95 @@
+import { parseArgs } from "node:util";
+
+/** Sizes of every benchmark; `--scale` multiplies the counts, `--full` switches the 1M pieces to 1M. */
+export interface Sizes {
+  /** Jobs enqueued and drained per repetition of the queue comparison. */
+  queueJobs: number;
+  /** Annotation documents re-indexed (bench 2). */
+  reindexDocs: number;
+  /** Annotation documents verified when already current (bench 3). */
+  verifyDocs: number;
+  /** Sequential requests per variant and repetition of the write path (bench 4). */
+  writeSamples: number;
+  /** Rows enqueued by the admin re-index (bench 5). */
+  enqueueRows: number;
+  /** Due jobs in the claim benchmark (bench 6). */
+  claimDue: number;
+  /** Expired / parked / future jobs added next to them (bench 6). */
+  claimExtra: number;
+  /** Claims measured per scenario (bench 6). */
+  claimSamples: number;
+  /** Jobs accumulated during the outage (bench 7). */
+  backlogJobs: number;
+  /** Sequential POSTs per repetition with Elasticsearch healthy / hanging (bench 8). */
+  apiSamples: number;
+  apiHangSamples: number;
+  /** Repetitions of each measurement. */
+  reps: number;
+}
+
+export const DEFAULT_SIZES: Sizes = {
+  queueJobs: 20_000,
+  reindexDocs: 100_000,
+  verifyDocs: 100_000,
+  writeSamples: 300,
+  enqueueRows: 200_000,
+  claimDue: 10_000,
+  claimExtra: 200_000,
+  claimSamples: 30,
+  backlogJobs: 100_000,
+  apiSamples: 300,
+  apiHangSamples: 20,
+  reps: 3,
+};
+
+const FULL_OVERRIDES: Partial<Sizes> = { reindexDocs: 1_000_000, enqueueRows: 1_000_000, claimExtra: 1_000_000, backlogJobs: 1_000_000 };
+
+export interface CliOptions {
+  only: string[];
+  sizes: Sizes;
+  scale: number;
+  full: boolean;
+  outDir: string;
+  list: boolean;
+}
+
+const USAGE = `Usage: pnpm bench [name ...] [--only name[,name]] [--scale f] [--full] [--reps n] [--out dir] [--list]
+  --scale f   multiply every count by f (default 1; e.g. 0.1 for a smoke run)
+  --full      the 1M sizes: re-index, admin enqueue, claim table contents, backlog (slow)
+  --reps n    repetitions per measurement (default 3)
+  --out dir   where the JSON report goes (default bench-results)`;
+
+export function parseCli(argv: readonly string[]): CliOptions {
+  const { values, positionals } = parseArgs({
+    args: argv.filter((a) => a !== "--"),
+    allowPositionals: true,
+    options: {
+      only: { type: "string", multiple: true },
+      scale: { type: "string" },
+      full: { type: "boolean", default: false },
+      reps: { type: "string" },
+      out: { type: "string" },
+      list: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const scale = values.scale === undefined ? 1 : Number(values.scale);
+  if (!(scale > 0)) throw new Error(`--scale must be a positive number, got ${values.scale}`);
+  const base: Sizes = { ...DEFAULT_SIZES, ...(values.full ? FULL_OVERRIDES : {}) };
+  const sizes = { ...base };
+  for (const k of Object.keys(sizes) as (keyof Sizes)[]) {
+    if (k === "reps" || k === "claimSamples" || k === "apiHangSamples") continue;
+    sizes[k] = Math.max(k === "claimDue" ? 2500 : 100, Math.round(base[k] * scale));
+  }
+  if (values.reps !== undefined) {
+    const reps = Number(values.reps);
+    if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a positive integer, got ${values.reps}`);
+    sizes.reps = reps;
+  }
+  const only = [...positionals, ...(values.only ?? []).flatMap((x) => x.split(","))].map((x) => x.trim()).filter(Boolean);
+  return { only, sizes, scale, full: values.full ?? false, outDir: values.out ?? "bench-results", list: values.list ?? false };
+}
