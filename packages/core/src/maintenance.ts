@@ -28,6 +28,12 @@ export interface MaintenanceOptions {
   pruneLimit?: number;
   /** statement_timeout of the maintenance transaction. Default 30000 ms. */
   statementTimeoutMs?: number;
+  /**
+   * The leader VACUUMs tether.job when it holds at least this many dead tuples (and at least a
+   * tenth of its live ones): every confirmed job leaves one, and a queue table that is not
+   * vacuumed slows every claim. Matters where autovacuum is off or lags. 0 disables. Default 10000.
+   */
+  vacuumMinDeadTuples?: number;
 }
 
 export type ResolvedMaintenanceOptions = Required<MaintenanceOptions>;
@@ -40,9 +46,10 @@ export function resolveMaintenanceOptions(opts: MaintenanceOptions = {}): Resolv
     sampleRetentionMs: opts.sampleRetentionMs ?? 86_400_000,
     pruneLimit: opts.pruneLimit ?? 10_000,
     statementTimeoutMs: opts.statementTimeoutMs ?? 30_000,
+    vacuumMinDeadTuples: opts.vacuumMinDeadTuples ?? 10_000,
   };
   for (const [k, v] of Object.entries(o)) {
-    const min = k === "sampleIntervalMs" ? 0 : 1;
+    const min = k === "sampleIntervalMs" || k === "vacuumMinDeadTuples" ? 0 : 1;
     if (!Number.isFinite(v) || v < min) throw new ValidationError(k, `must be a number >= ${min}, got ${String(v)}`);
   }
   return o;
@@ -55,6 +62,8 @@ export interface MaintenanceResult {
   sample?: QueueGauges;
   prunedStats: number;
   prunedSamples: number;
+  /** True when this pass vacuumed tether.job. */
+  vacuumed?: boolean;
 }
 
 /**
@@ -67,7 +76,7 @@ export interface MaintenanceResult {
 export async function runMaintenance(db: Kysely<any>, opts: MaintenanceOptions & { now?: Date } = {}): Promise<MaintenanceResult> {
   const o = resolveMaintenanceOptions(opts);
   const now = opts.now ? sql`${opts.now.toISOString()}::timestamptz` : sql`now()`;
-  return db.transaction().execute(async (trx) => {
+  const result = await db.transaction().execute(async (trx): Promise<MaintenanceResult> => {
     await sql`SELECT set_config('statement_timeout', ${String(o.statementTimeoutMs)}, true)`.execute(trx);
     const lock = await sql<{ got: boolean }>`SELECT pg_try_advisory_xact_lock(${MAINTENANCE_LOCK}) AS got`.execute(trx);
     if (!lock.rows[0]?.got) return { leader: false, prunedStats: 0, prunedSamples: 0 };
@@ -98,4 +107,19 @@ export async function runMaintenance(db: Kysely<any>, opts: MaintenanceOptions &
       prunedSamples: Number(samples.numAffectedRows ?? 0),
     };
   });
+  if (result.leader && o.vacuumMinDeadTuples > 0 && (await needsVacuum(db, o.vacuumMinDeadTuples))) {
+    // VACUUM cannot run inside a transaction; SKIP_LOCKED makes a rare second leader a no-op.
+    await sql`VACUUM (SKIP_LOCKED, ANALYZE) tether.job`.execute(db);
+    result.vacuumed = true;
+  }
+  return result;
+}
+
+async function needsVacuum(db: Kysely<any>, minDead: number): Promise<boolean> {
+  const r = await sql<{ dead: string; live: string }>`
+    SELECT n_dead_tup AS dead, n_live_tup AS live FROM pg_stat_user_tables
+    WHERE schemaname = 'tether' AND relname = 'job'`.execute(db);
+  const row = r.rows[0];
+  if (!row) return false;
+  return Number(row.dead) >= minDead && Number(row.dead) >= Number(row.live) / 10;
 }
