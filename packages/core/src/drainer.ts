@@ -34,6 +34,11 @@ export interface DrainerOptions {
   sweepLimit?: number;
   /** Time a pass may spend sweeping expired jobs before claiming. Default 5000 ms. */
   sweepBudgetMs?: number;
+  /**
+   * Passes run side by side while batches come back full (each its own transaction and claim;
+   * SKIP LOCKED keeps them apart). Hides the round trips of one pass behind another. Default 1.
+   */
+  concurrency?: number;
   /** Interval of the loop between passes that came back short. Default 60000 ms. */
   intervalMs?: number;
   /** Jitter added to each interval, as a fraction. Default 0.1. */
@@ -88,10 +93,11 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       sinkRetries: opts.sinkRetries ?? 2,
       sweepLimit: opts.sweepLimit ?? 10_000,
       sweepBudgetMs: opts.sweepBudgetMs ?? 5_000,
+      concurrency: opts.concurrency ?? 1,
       intervalMs: opts.intervalMs ?? 60_000,
       intervalJitter: opts.intervalJitter ?? 0.1,
     };
-    for (const k of ["batchSize", "deadlineMs", "maxAttempts", "sweepLimit", "sweepBudgetMs", "intervalMs"] as const) {
+    for (const k of ["batchSize", "deadlineMs", "maxAttempts", "sweepLimit", "sweepBudgetMs", "intervalMs", "concurrency"] as const) {
       if (!Number.isInteger(o[k]) || o[k] <= 0) throw new ValidationError(k, `must be a positive integer, got ${String(o[k])}`);
     }
     if (!Number.isInteger(o.sinkRetries) || o.sinkRetries < 0) throw new ValidationError("sinkRetries", "must be a non-negative integer");
@@ -192,18 +198,32 @@ export class Drainer extends EventEmitter<DrainerEvents> {
   /** Drains until a pass claims nothing (or `maxPasses`), returning the summed counts. */
   async drainUntilEmpty(opts: { maxPasses?: number; onPass?: (r: DrainResult) => void } = {}): Promise<DrainResult> {
     const total: DrainResult = { ...emptyCounts(), durationMs: 0 };
-    for (let pass = 0; pass < (opts.maxPasses ?? Number.POSITIVE_INFINITY); pass++) {
-      const r = await this.drainOnce();
-      for (const k of Object.keys(emptyCounts()) as (keyof DrainCounts)[]) total[k] += r[k];
-      total.durationMs += r.durationMs;
-      opts.onPass?.(r);
-      if (r.error) return { ...total, error: r.error };
-      if (r.claimed === 0) break;
-      // A pass that only retried (nothing confirmed, nothing parked) would spin: stop and let the backoff work.
-      if (r.claimed === r.retried && r.claimed < this.options.batchSize) break;
+    const started = performance.now();
+    let passes = 0;
+    for (;;) {
+      const width = Math.min(this.options.concurrency, (opts.maxPasses ?? Number.POSITIVE_INFINITY) - passes);
+      if (width <= 0) break;
+      const wave = await this.wave(width);
+      passes += wave.length;
+      for (const r of wave) {
+        for (const k of Object.keys(emptyCounts()) as (keyof DrainCounts)[]) total[k] += r[k];
+        opts.onPass?.(r);
+      }
+      total.durationMs = performance.now() - started;
+      const failed = wave.find((r) => r.error);
+      if (failed) return { ...total, error: failed.error! };
+      if (wave.every((r) => r.claimed === 0)) break;
+      // Passes that only retried (nothing confirmed, nothing parked) would spin: stop and let the backoff work.
+      if (wave.every((r) => r.claimed === r.retried && r.claimed < this.options.batchSize)) break;
     }
     return total;
   }
+
+  /** `width` passes side by side. */
+  private wave(width: number): Promise<DrainResult[]> {
+    return Promise.all(Array.from({ length: width }, () => this.drainOnce()));
+  }
+
 
   /** Starts the loop. Passes run back to back while they come back full. */
   start(): void {
@@ -211,11 +231,17 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     Drainer.active.add(this);
     this.stopping = false;
     this.loop = (async () => {
+      let width = 1;
       while (!this.stopping) {
-        const r = await this.drainOnce();
-        if (r.error) this.emit("error", new Error(r.error));
+        const wave = await this.wave(width);
+        // A failed pass is logged and retried by the loop; an "error" event nobody listens to
+        // would throw and kill the process (the very outage the loop exists to ride out).
+        for (const r of wave) if (r.error && this.listenerCount("error") > 0) this.emit("error", new Error(r.error));
         if (this.stopping) break;
-        if (!r.error && r.claimed >= this.options.batchSize) continue;
+        // Full batches: there is more, go again at once, with every pass we are allowed.
+        const more = wave.some((r) => !r.error && r.claimed >= this.options.batchSize);
+        width = more ? this.options.concurrency : 1;
+        if (more) continue;
         const jitter = 1 + (Math.random() * 2 - 1) * this.options.intervalJitter;
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, Math.max(0, this.options.intervalMs * jitter));

@@ -7,6 +7,8 @@ export interface DrainChildConfig {
   elasticsearchUrl: string;
   indexPrefix: string;
   batchSize?: number;
+  /** Drain passes side by side (the daemon's default is 2). */
+  concurrency?: number;
   /** "drain": drainUntilEmpty; "idle": connect only (the memory baseline). */
   mode: "drain" | "idle";
 }

@@ -12,6 +12,8 @@ export interface DrainerEnv {
   TETHER_DRAIN_INTERVAL_MS: number;
   /** Jobs claimed per pass. Default 2500. */
   TETHER_BATCH_SIZE: number;
+  /** Passes run side by side while batches come back full. Default 2. */
+  TETHER_DRAIN_CONCURRENCY: number;
   /** Deadline of one drain transaction. Default 30000. */
   TETHER_DEADLINE_MS: number;
   /** Permanent per-item failures before a job is parked. Default 5. */
@@ -32,6 +34,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
     TETHER_INDEX_PREFIX: str({ default: "" }),
     TETHER_DRAIN_INTERVAL_MS: positiveInt({ default: 60_000 }),
     TETHER_BATCH_SIZE: positiveInt({ default: 2500 }),
+    TETHER_DRAIN_CONCURRENCY: positiveInt({ default: 2 }),
     TETHER_DEADLINE_MS: positiveInt({ default: 30_000 }),
     TETHER_MAX_ATTEMPTS: positiveInt({ default: 5 }),
     TETHER_MAINTENANCE_INTERVAL_MS: positiveInt({ default: 15_000 }),
@@ -45,6 +48,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
     TETHER_DRAIN_INTERVAL_MS: env.TETHER_DRAIN_INTERVAL_MS,
     TETHER_BATCH_SIZE: env.TETHER_BATCH_SIZE,
+    TETHER_DRAIN_CONCURRENCY: env.TETHER_DRAIN_CONCURRENCY,
     TETHER_DEADLINE_MS: env.TETHER_DEADLINE_MS,
     TETHER_MAX_ATTEMPTS: env.TETHER_MAX_ATTEMPTS,
     TETHER_MAINTENANCE_INTERVAL_MS: env.TETHER_MAINTENANCE_INTERVAL_MS,

@@ -38,6 +38,7 @@ const daemon = await startDrainerDaemon({
   drainer: {
     intervalMs: env.TETHER_DRAIN_INTERVAL_MS,
     batchSize: env.TETHER_BATCH_SIZE,
+    concurrency: env.TETHER_DRAIN_CONCURRENCY,
     deadlineMs: env.TETHER_DEADLINE_MS,
     maxAttempts: env.TETHER_MAX_ATTEMPTS,
   },

@@ -8,6 +8,7 @@ interface DrainOptions extends CommonOptions {
   once?: boolean;
   untilEmpty?: boolean;
   batchSize?: number;
+  concurrency?: number;
   deadlineMs?: number;
   maxAttempts?: number;
 }
@@ -33,6 +34,7 @@ export function registerDrain(program: Command): void {
       .option("--once", "run one pass")
       .option("--until-empty", "run passes until one claims nothing (shows a progress bar on stderr)")
       .option("--batch-size <n>", "jobs claimed per pass (default 2500)", intOption(1, 100_000))
+      .option("--concurrency <n>", "passes side by side with --until-empty (default 2)", intOption(1, 32))
       .option("--deadline-ms <ms>", "deadline of one drain transaction (default 30000)", intOption(1, 3_600_000))
       .option("--max-attempts <n>", "permanent failures tolerated before a job is parked (default 5)", intOption(1, 1_000)),
   ).action(async (opts: DrainOptions) => {
@@ -46,6 +48,7 @@ export function registerDrain(program: Command): void {
         collections: ctx.collections,
         logger: ctx.logger,
         ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
+        concurrency: opts.concurrency ?? 2,
         ...(opts.deadlineMs !== undefined ? { deadlineMs: opts.deadlineMs } : {}),
         ...(opts.maxAttempts !== undefined ? { maxAttempts: opts.maxAttempts } : {}),
       });

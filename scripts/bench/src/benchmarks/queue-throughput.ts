@@ -19,7 +19,7 @@ async function tetherRound(db: Kysely<any>, n: number): Promise<{ enqueueMs: num
   for (let i = 0; i < n; i += CHUNK) await insertJobs(db, jobs.slice(i, i + CHUNK));
   const enqueueMs = performance.now() - t0;
   await sql`ANALYZE tether.job`.execute(db);
-  const drainer = new Drainer({ db, sink: new NoopSink(1), collections: [annotations] });
+  const drainer = new Drainer({ db, sink: new NoopSink(1), collections: [annotations], concurrency: 2 });
   const t1 = performance.now();
   const r = await drainer.drainUntilEmpty();
   const drainMs = performance.now() - t1;

@@ -55,7 +55,7 @@ export const verifyDrain: Benchmark = {
       await sql`ANALYZE bench_verify_job`.execute(d.db);
       const runTether = async () => {
         const t = performance.now();
-        const r = await new Drainer({ db: d.db, sink, collections: [annotations] }).drainUntilEmpty();
+        const r = await new Drainer({ db: d.db, sink, collections: [annotations], concurrency: 2 }).drainUntilEmpty();
         const ms = performance.now() - t;
         if (r.error || r.up_to_date !== n) throw new Error(`verify drain confirmed ${r.up_to_date}/${n}: ${r.error ?? JSON.stringify(r)}`);
         tether.push(n / (ms / 1000));

@@ -20,7 +20,7 @@ const db = createDb({ connectionString: cfg.databaseUrl, max: 4, applicationName
 const sink = new ElasticsearchSink({ client: cfg.elasticsearchUrl, indexPrefix: cfg.indexPrefix });
 try {
   const timed = timedSink(sink);
-  const drainer = new Drainer({ db, sink: timed.sink, collections: [annotations], batchSize: cfg.batchSize ?? 2500 });
+  const drainer = new Drainer({ db, sink: timed.sink, collections: [annotations], batchSize: cfg.batchSize ?? 2500, concurrency: cfg.concurrency ?? 2 });
   await sql`SELECT 1`.execute(db);
   const idleKb = memoryKb("VmHWM");
   let passes = 0;
