@@ -25,5 +25,9 @@ export function createDb(opts: CreateDbOptions): Kysely<any> {
   });
   // A cut connection must not crash the process; the pool discards it and the next query reconnects.
   pool.on("error", () => undefined);
+  // A checked-out client (mid-transaction) has no pool listener: a reset socket would be an
+  // unhandled 'error' event and kill the process. With this one, the query in flight (or the
+  // next) fails instead, the caller answers 5xx, and the pool discards the client on release.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -6,7 +6,7 @@ import { parkJobs, rescheduleJobs, deleteJobs, recordCompletions, type Completio
 import type { CompletionOutcome, JobRow, SyncJobArgs } from "./job.js";
 import type { Logger } from "./logger.js";
 import type { DownstreamState, Sink, SinkItemResult, SinkOperation } from "./sink.js";
-import { isConfirmed, planEntity, type WriteOutcome } from "./sync-plan.js";
+import { isConfirmed, planEntity, rowVersion, type WriteOutcome } from "./sync-plan.js";
 
 /** Counts of one drain pass, by what happened to each claimed job. */
 export interface DrainCounts {
@@ -108,8 +108,17 @@ async function processCollection(ctx: BatchContext, collection: Collection<any>,
   if (writes.length === 0) return;
 
   // The downstream holds a version Postgres never had (edited behind our back): leapfrog the
-  // row's version so the repair can overwrite it with external versioning.
-  await bumpVersions(ctx, collection, writes.filter((w) => w.bumpVersionTo !== undefined).map((w) => ({ id: w.id, version: w.bumpVersionTo! })));
+  // row's version so the repair can overwrite it with external versioning. Only if the row is
+  // still the one we read: a write that committed since (its direct sync is what made the
+  // downstream look "ahead") must not be overwritten by our stale copy, nor a delete undone.
+  const leaps = writes.filter((w) => w.bumpVersionTo !== undefined);
+  const leapt = await bumpVersions(ctx, collection, leaps.map((w) => ({ id: w.id, version: w.bumpVersionTo!, seen: rowVersion(collection, rows.get(w.id)) })));
+  for (const w of leaps) {
+    if (leapt.has(w.id)) continue;
+    writes.splice(writes.indexOf(w), 1);
+    retryAll(byEntity.get(w.id)!, "the row changed while its repair was planned; retrying");
+  }
+  if (writes.length === 0) return;
 
   let results: SinkItemResult[];
   try {
@@ -139,7 +148,7 @@ async function processCollection(ctx: BatchContext, collection: Collection<any>,
     return;
   }
   const writeById = new Map(writes.map((w) => [w.id, w]));
-  const markerBumps: { id: string; version: number }[] = [];
+  const markerBumps: { id: string; version: number; seen: number }[] = [];
   for (const id of readBackIds) {
     const w = writeById.get(id)!;
     const entityJobs = byEntity.get(id)!;
@@ -152,19 +161,29 @@ async function processCollection(ctx: BatchContext, collection: Collection<any>,
       // Refused as older, yet nothing readable is there: a delete marker made behind our back
       // (kept for index.gc_deletes). Leapfrog it so the retry is not refused again.
       const marker = conflictAt.get(id);
-      if (!seen && row !== undefined && marker !== undefined && w.op.kind !== "delete") markerBumps.push({ id, version: marker + 1 });
+      if (!seen && row !== undefined && marker !== undefined && w.op.kind !== "delete") markerBumps.push({ id, version: marker + 1, seen: rowVersion(collection, row) });
       retryAll(entityJobs, `not confirmed on read-back: wrote ${w.op.kind} v${w.op.version}, downstream has ${seen ? `${seen.deleted ? "tombstone" : "document"} v${seen.version}` : "nothing"}`);
     }
   }
   await bumpVersions(ctx, collection, markerBumps);
 }
 
-/** Raises rows' versions (never lowers them) inside the drain transaction. */
-async function bumpVersions(ctx: BatchContext, collection: Collection<any>, bumps: readonly { id: string; version: number }[]): Promise<void> {
-  if (bumps.length === 0) return;
-  await sql`UPDATE ${sql.table(collection.table)} t SET ${sql.ref(collection.versionColumn)} = u.v
-    FROM unnest(${bumps.map((b) => b.id)}::text[], ${bumps.map((b) => b.version)}::bigint[]) AS u(id, v)
-    WHERE t.${sql.ref(collection.idColumn)}::text = u.id AND t.${sql.ref(collection.versionColumn)} < u.v`.execute(ctx.trx);
+/** The id column's own type for a cast (so the primary key index is used); text when unknown. */
+function idCast(type: string | undefined): string {
+  return type && /^[a-z][a-z0-9 ]*$/.test(type) ? type : "text";
+}
+
+/**
+ * Raises rows' versions, each only if the row still has the version it was read at (so a
+ * write that committed meanwhile wins); returns the ids raised.
+ */
+async function bumpVersions(ctx: BatchContext, collection: Collection<any>, bumps: readonly { id: string; version: number; seen: number }[]): Promise<Set<string>> {
+  if (bumps.length === 0) return new Set();
+  const r = await sql<{ id: string }>`UPDATE ${sql.table(collection.table)} t SET ${sql.ref(collection.versionColumn)} = u.v
+    FROM unnest(${bumps.map((b) => b.id)}::text[], ${bumps.map((b) => b.version)}::bigint[], ${bumps.map((b) => b.seen)}::bigint[]) AS u(id, v, seen)
+    WHERE t.${sql.ref(collection.idColumn)} = u.id::${sql.raw(idCast(ctx.idTypes.get(collection)))} AND t.${sql.ref(collection.versionColumn)} = u.seen
+    RETURNING u.id`.execute(ctx.trx);
+  return new Set(r.rows.map((x) => x.id));
 }
 
 function parkOrRetry(ctx: BatchContext, ledger: Ledger, job: JobRow, error: string, immediately: boolean): void {

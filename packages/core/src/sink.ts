@@ -23,8 +23,12 @@ export type SinkOperation =
 
 export type SinkItemStatus =
   | { status: "ok" }
-  /** The downstream already holds this version or a newer one: nothing was overwritten. */
-  | { status: "conflict" }
+  /**
+   * The downstream already holds this version or a newer one: nothing was overwritten.
+   * `currentVersion`, when the sink reports it, is what it holds — possibly a delete marker
+   * that a read cannot see (a document deleted behind tether's back).
+   */
+  | { status: "conflict"; currentVersion?: number }
   | { status: "retryable"; error: string }
   | { status: "permanent"; error: string };
 
@@ -48,6 +52,12 @@ export interface BucketSummary {
   count: number;
   /** Sum of `entityHash(id, version)` over live (not deleted) entities in the bucket. */
   hashSum: number;
+  /**
+   * Sum of the versions the downstream itself holds (not the stored metadata) over the same
+   * live entities, when the sink can compute it: catches edits made behind tether's back
+   * that kept the stored hash (a partial update bumps only the downstream's own version).
+   */
+  versionSum?: number;
 }
 
 export interface Sink {

@@ -58,7 +58,10 @@ export function planEntity<Row>(input: PlanInput<Row>): EntityPlan {
   const deleted = collection.isDeleted(row);
   if (deleted) {
     if (!force && ds?.deleted && ds.version >= version) return { action: "confirm" };
-    const v = ds && ds.version > version ? ds.version + 1 : version;
+    // A live document at the row's own version would refuse a tombstone at that version
+    // (external versioning wants a greater one): go one past it. A tombstone above the row's
+    // deleted version still confirms it.
+    const v = ds && (ds.version > version || (!ds.deleted && ds.version === version)) ? ds.version + 1 : version;
     return { action: "write", op: { kind: "tombstone", id, version: v, ...(force ? { force } : {}) }, outcome: force ? "forced" : "deleted_downstream" };
   }
   if (!force && ds && !ds.deleted && ds.version === version) return { action: "confirm" };

@@ -156,7 +156,10 @@ export class ElasticsearchSink implements Sink {
       if (!r) return { id: op.id, status: "retryable", error: "no result for this item in the bulk response" };
       if (r.status >= 200 && r.status < 300) return { id: op.id, status: "ok" };
       if (r.status === 404 && op.kind === "delete") return { id: op.id, status: "ok" };
-      if (r.status === 409) return { id: op.id, status: "conflict" };
+      if (r.status === 409) {
+        const current = /current version \[(\d+)\]/.exec(r.error?.reason ?? "")?.[1];
+        return { id: op.id, status: "conflict", ...(current ? { currentVersion: Number(current) } : {}) };
+      }
       const error = `HTTP ${r.status} ${r.error?.type ?? ""}: ${r.error?.reason ?? ""}`.trim();
       return isPermanentItemStatus(r.status, r.error?.type ?? undefined) ? { id: op.id, status: "permanent", error } : { id: op.id, status: "retryable", error };
     });
@@ -174,15 +177,15 @@ export class ElasticsearchSink implements Sink {
           aggs: {
             b: {
               range: { field: `${META_FIELD}.key`, ranges: buckets.map((b) => ({ from: b.from, to: b.to })), keyed: false },
-              aggs: { h: { sum: { field: `${META_FIELD}.hash` } } },
+              aggs: { h: { sum: { field: `${META_FIELD}.hash` } }, v: { sum: { field: "_version" } } },
             },
           },
         },
         t,
       ),
     );
-    const agg = (res.aggregations?.b as { buckets: { doc_count: number; h: { value: number } }[] } | undefined)?.buckets ?? [];
-    return buckets.map((_, i) => ({ count: agg[i]?.doc_count ?? 0, hashSum: agg[i]?.h.value ?? 0 }));
+    const agg = (res.aggregations?.b as { buckets: { doc_count: number; h: { value: number }; v: { value: number } }[] } | undefined)?.buckets ?? [];
+    return buckets.map((_, i) => ({ count: agg[i]?.doc_count ?? 0, hashSum: agg[i]?.h.value ?? 0, versionSum: agg[i]?.v.value ?? 0 }));
   }
 
   async listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {
