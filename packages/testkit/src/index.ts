@@ -4,3 +4,5 @@ export * from "./run-naming.js";
 export * from "./services/elasticsearch-service.js";
 export * from "./services/postgres-service.js";
 export * from "./services/services-state.js";
+export * from "./fault-proxy.js";
+export * from "./pg-proxy.js";

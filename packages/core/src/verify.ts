@@ -1,0 +1,253 @@
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import type { Collection } from "./collection.js";
+import { entityHashSql } from "./entity-hash.js";
+import { ValidationError } from "./errors.js";
+import { insertJobs } from "./job-store.js";
+import type { BucketRange, BucketSummary, DownstreamState, Sink, SinkCallOptions } from "./sink.js";
+
+/**
+ * Terminology
+ * - anti-entropy: comparing a whole collection on both sides, independently of any job, to
+ *   find drift nothing described (a document deleted or edited behind tether's back, a row
+ *   written by a migration that bypassed the write path).
+ * - bucket: an id range [from, to); each side summarizes its live entities in it as
+ *   (count, sum of entityHash(id, version), sum of versions).
+ * - leaf: a differing bucket small enough to compare id by id.
+ */
+
+/** How an entity differs. */
+export type DriftKind =
+  /** Live in Postgres; absent (or a tombstone) downstream. */
+  | "missing"
+  /** Live on both sides at different versions (older, or edited downstream and now ahead). */
+  | "stale"
+  /** Live downstream; no row in Postgres. */
+  | "ghost"
+  /** Soft-deleted in Postgres; live downstream. */
+  | "deleted_live";
+
+export const DRIFT_KINDS: readonly DriftKind[] = ["missing", "stale", "ghost", "deleted_live"];
+
+export interface VerifyOptions {
+  /** Ids per top-level bucket. Default 10000. */
+  bucketSize?: number;
+  /** A differing bucket of at most this many ids is compared id by id. Default 2000. */
+  leafSize?: number;
+  /** Sub-buckets a larger differing bucket splits into. Default 16. */
+  fanout?: number;
+  /** Top-level buckets summarized per round trip (bounds memory and paces progress). Default 20. */
+  window?: number;
+  /** Enqueue a repair job for every drifted entity. Default true. */
+  enqueue?: boolean;
+  /** Priority of repair jobs. Default 500 (after live traffic, before bulk re-index). */
+  priority?: number;
+  /** Tag of repair jobs. Default "verify". */
+  tag?: string;
+  /** Drifted ids kept per kind as examples in the report. Default 10. */
+  sampleSize?: number;
+  /** Timeouts and retries of each downstream call. */
+  sinkOptions?: SinkCallOptions;
+  /** Called after each top-level window, for a progress bar. */
+  onProgress?: (p: VerifyProgress) => void;
+  /** Stops between round trips; the report so far is not returned (the promise rejects). */
+  signal?: AbortSignal;
+}
+
+export interface VerifyProgress {
+  collection: string;
+  /** Top-level buckets (plus the two open-ended ones around the id range). */
+  total: number;
+  done: number;
+  bucketsDiffering: number;
+  drifted: number;
+}
+
+export interface VerifyReport {
+  collection: string;
+  /** The id range of Postgres the top-level buckets cover, or null when the table is empty. */
+  idRange: { from: number; to: number } | null;
+  /** Buckets summarized on both sides, at every level. */
+  bucketsCompared: number;
+  /** Of those, the ones whose summaries differed. */
+  bucketsDiffering: number;
+  /** Leaves compared id by id. */
+  leavesCompared: number;
+  drifted: Record<DriftKind, number>;
+  driftedTotal: number;
+  /** Up to `sampleSize` ids per kind. */
+  samples: Record<DriftKind, string[]>;
+  /** Repair jobs enqueued (0 when `enqueue` is false). */
+  enqueued: number;
+  durationMs: number;
+}
+
+interface PgState {
+  version: number;
+  live: boolean;
+}
+
+const MIN = Number.MIN_SAFE_INTEGER;
+const MAX = Number.MAX_SAFE_INTEGER;
+
+function positiveInt(field: string, v: number): number {
+  if (!Number.isSafeInteger(v) || v <= 0) throw new ValidationError(field, `must be a positive integer, got ${String(v)}`);
+  return v;
+}
+
+/** Contiguous ranges of `step` ids covering [from, to). */
+function slice(from: number, to: number, step: number): BucketRange[] {
+  const out: BucketRange[] = [];
+  for (let lo = from; lo < to; lo = Math.min(to, lo + step)) out.push({ from: lo, to: Math.min(to, lo + step) });
+  return out;
+}
+
+/** What differs for one entity, or undefined when both sides agree. */
+export function classifyDrift(pgRow: PgState | undefined, ds: DownstreamState | undefined): DriftKind | undefined {
+  const liveDown = ds !== undefined && !ds.deleted;
+  if (!pgRow) return liveDown ? "ghost" : undefined;
+  if (!pgRow.live) return liveDown ? "deleted_live" : undefined;
+  if (!liveDown) return "missing";
+  return ds.version === pgRow.version ? undefined : "stale";
+}
+
+/**
+ * Full anti-entropy of one collection with integer ids. Postgres and the sink are compared in
+ * id-range buckets (count, hash sum and version sum of live entities, one aggregate query per
+ * side per round trip); only buckets that differ are split, recursively, down to leaves of at
+ * most `leafSize` ids, which are compared id by id and re-checked with a realtime read before a
+ * repair job is enqueued. Memory stays bounded by the window and the leaf size, never by the
+ * collection.
+ *
+ * @example
+ * const report = await verifyCollection(db, sink, annotations, { onProgress: (p) => bar.update(p.done) });
+ * // { bucketsCompared: 104, bucketsDiffering: 3, drifted: { missing: 2, stale: 1, ghost: 0, deleted_live: 0 }, enqueued: 3, ... }
+ */
+export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: Collection<any>, opts: VerifyOptions = {}): Promise<VerifyReport> {
+  const started = performance.now();
+  const bucketSize = positiveInt("bucketSize", opts.bucketSize ?? 10_000);
+  const leafSize = positiveInt("leafSize", opts.leafSize ?? 2_000);
+  const fanout = positiveInt("fanout", opts.fanout ?? 16);
+  const window = positiveInt("window", opts.window ?? 20);
+  const sampleSize = opts.sampleSize ?? 10;
+  const priority = opts.priority ?? 500;
+  const tag = opts.tag ?? "verify";
+  if (fanout < 2) throw new ValidationError("fanout", "must be at least 2");
+  const sinkOpts: SinkCallOptions = { ...opts.sinkOptions, ...(opts.signal ? { signal: opts.signal } : {}) };
+
+  const table = sql.table(collection.table);
+  const id = sql.ref(`t.${collection.idColumn}`);
+  const version = sql.ref(`t.${collection.versionColumn}`);
+  const live: RawBuilder<unknown> = collection.deletedColumn
+    ? sql`(${sql.ref(`t.${collection.deletedColumn}`)} IS NULL OR ${sql.ref(`t.${collection.deletedColumn}`)}::text = 'false')`
+    : sql`true`;
+  const hash = sql.raw(entityHashSql(`t.${collection.idColumn}`, `t.${collection.versionColumn}`));
+
+  const report: VerifyReport = {
+    collection: collection.name,
+    idRange: null,
+    bucketsCompared: 0,
+    bucketsDiffering: 0,
+    leavesCompared: 0,
+    drifted: { missing: 0, stale: 0, ghost: 0, deleted_live: 0 },
+    driftedTotal: 0,
+    samples: { missing: [], stale: [], ghost: [], deleted_live: [] },
+    enqueued: 0,
+    durationMs: 0,
+  };
+
+  /** Summaries of live rows in contiguous ranges, one query. */
+  async function pgSummaries(ranges: readonly BucketRange[]): Promise<BucketSummary[]> {
+    const bounds = [...ranges.map((r) => String(r.from)), String(ranges[ranges.length - 1]!.to)];
+    const r = await sql<{ b: number; n: string; h: string; v: string }>`
+      SELECT width_bucket(${id}::bigint, ${bounds}::bigint[]) AS b, count(*) AS n,
+             coalesce(sum(${hash}), 0) AS h, coalesce(sum(${version}), 0) AS v
+      FROM ${table} AS t
+      WHERE ${id} >= ${bounds[0]}::bigint AND ${id} < ${bounds[bounds.length - 1]}::bigint AND ${live}
+      GROUP BY 1`.execute(db);
+    const out: BucketSummary[] = ranges.map(() => ({ count: 0, hashSum: 0, versionSum: 0 }));
+    for (const row of r.rows) out[Number(row.b) - 1] = { count: Number(row.n), hashSum: Number(row.h), versionSum: Number(row.v) };
+    return out;
+  }
+
+  async function pgStates(where: RawBuilder<unknown>): Promise<Map<string, PgState>> {
+    const r = await sql<{ id: string; version: string; live: boolean }>`
+      SELECT ${id}::text AS id, ${version}::text AS version, ${live} AS live FROM ${table} AS t WHERE ${where}`.execute(db);
+    return new Map(r.rows.map((x) => [x.id, { version: Number(x.version), live: x.live }]));
+  }
+
+  async function compareLeaf(range: BucketRange): Promise<void> {
+    report.leavesCompared += 1;
+    const [rows, states] = await Promise.all([
+      pgStates(sql`${id} >= ${String(range.from)}::bigint AND ${id} < ${String(range.to)}::bigint`),
+      sink.listStates(collection.index, range, sinkOpts),
+    ]);
+    const candidates: string[] = [];
+    for (const eid of new Set([...rows.keys(), ...states.keys()])) if (classifyDrift(rows.get(eid), states.get(eid))) candidates.push(eid);
+    if (candidates.length === 0) return;
+    // Search is near-realtime and live writes go on: re-read both sides (mget is realtime)
+    // so only drift that is still there is counted and repaired.
+    const [rows2, states2] = await Promise.all([pgStates(sql`${id} = ANY(${candidates}::bigint[])`), sink.fetchStates(collection.index, candidates, sinkOpts)]);
+    const drifted: string[] = [];
+    for (const eid of candidates) {
+      const kind = classifyDrift(rows2.get(eid), states2.get(eid));
+      if (!kind) continue;
+      drifted.push(eid);
+      report.drifted[kind] += 1;
+      report.driftedTotal += 1;
+      if (report.samples[kind].length < sampleSize) report.samples[kind].push(eid);
+    }
+    if (drifted.length > 0 && opts.enqueue !== false) {
+      const ids = await insertJobs(db, drifted.map((entityId) => ({ name: collection.jobName, entityId, priority, tag, delayMs: 0 })));
+      report.enqueued += ids.length;
+    }
+  }
+
+  const differs = (a: BucketSummary, b: BucketSummary) =>
+    a.count !== b.count || a.hashSum !== b.hashSum || (b.versionSum !== undefined && a.versionSum !== b.versionSum);
+
+  /** Summarizes contiguous ranges on both sides and descends into those that differ. */
+  async function drill(ranges: readonly BucketRange[]): Promise<void> {
+    opts.signal?.throwIfAborted();
+    const [mine, theirs] = await Promise.all([pgSummaries(ranges), sink.summarize(collection.index, ranges, sinkOpts)]);
+    report.bucketsCompared += ranges.length;
+    for (let i = 0; i < ranges.length; i++) {
+      if (!differs(mine[i]!, theirs[i]!)) continue;
+      report.bucketsDiffering += 1;
+      const r = ranges[i]!;
+      const width = r.to - r.from;
+      if (width <= leafSize) await compareLeaf(r);
+      else await drill(slice(r.from, r.to, Math.max(1, Math.ceil(width / fanout))));
+    }
+  }
+
+  const refresh = (sink as { refreshIndex?: (index: string) => Promise<void> }).refreshIndex;
+  if (typeof refresh === "function") await refresh.call(sink, collection.index);
+
+  const b = await sql<{ lo: string | null; hi: string | null }>`SELECT min(${id})::text AS lo, max(${id})::text AS hi FROM ${table} AS t`.execute(db);
+  const lo = b.rows[0]?.lo;
+  const hi = b.rows[0]?.hi;
+  // Top level: aligned buckets over Postgres's id range, plus one open-ended bucket on each
+  // side for documents whose ids Postgres does not have at all.
+  let groups: BucketRange[][];
+  if (lo === null || lo === undefined || hi === null || hi === undefined) {
+    groups = [[{ from: MIN, to: MAX }]];
+  } else {
+    const from = Math.floor(Number(lo) / bucketSize) * bucketSize;
+    const to = (Math.floor(Number(hi) / bucketSize) + 1) * bucketSize;
+    report.idRange = { from, to };
+    const top = slice(from, to, bucketSize);
+    groups = [[{ from: MIN, to: from }]];
+    for (let i = 0; i < top.length; i += window) groups.push(top.slice(i, i + window));
+    groups.push([{ from: to, to: MAX }]);
+  }
+  const total = groups.reduce((n, g) => n + g.length, 0);
+  let done = 0;
+  opts.onProgress?.({ collection: collection.name, total, done, bucketsDiffering: 0, drifted: 0 });
+  for (const group of groups) {
+    await drill(group);
+    done += group.length;
+    opts.onProgress?.({ collection: collection.name, total, done, bucketsDiffering: report.bucketsDiffering, drifted: report.driftedTotal });
+  }
+  report.durationMs = performance.now() - started;
+  return report;
+}

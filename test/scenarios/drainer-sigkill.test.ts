@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFaultProxy, type FaultProxy, type TestContext } from "@tether/testkit";
+import { countRows, createAnnotationContext } from "./support/annotation-context.js";
+import { auditAnnotations, auditSummary } from "./support/audit.js";
+import { scaled, startLiveLoad } from "./support/load.js";
+import { backends, claimability, openClaims } from "./support/locks.js";
+import { spawnService, stopAll, type ServiceProcess } from "./support/processes.js";
+import { waitFor } from "./support/wait-for.js";
+
+/**
+ * The drainer process is SIGKILLed in the middle of a batch — its claim transaction open, an
+ * Elasticsearch call in flight — again and again while users keep writing. Postgres releases
+ * its row locks with the dead connection: nothing is lost, nothing stays claimed.
+ */
+describe("the drainer killed with SIGKILL mid-batch, repeatedly, under live writes", () => {
+  const KILLS = scaled(4, 2);
+  let ctx: TestContext;
+  let apiProxy: FaultProxy;
+  let drainerProxy: FaultProxy;
+  let api: ServiceProcess | undefined;
+  let drainer: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    ctx = await createAnnotationContext();
+    apiProxy = await startFaultProxy({ target: ctx.elasticsearchUrl });
+    drainerProxy = await startFaultProxy({ target: ctx.elasticsearchUrl });
+  });
+  afterAll(async () => {
+    await stopAll([api, drainer]);
+    await apiProxy.close();
+    await drainerProxy.close();
+    await ctx.close();
+  });
+
+  it("loses nothing and leaves no job claimed or stuck", async () => {
+    const common = { DATABASE_URL: ctx.databaseUrl, TETHER_INDEX_PREFIX: ctx.indexPrefix };
+    const drainerEnv = { ...common, ELASTICSEARCH_URL: drainerProxy.url, TETHER_DRAIN_INTERVAL_MS: "200", TETHER_BATCH_SIZE: "50" };
+    api = await spawnService("api", { ...common, ELASTICSEARCH_URL: apiProxy.url, TETHER_GRACE_MS: "0" });
+    // Direct syncs fail fast, so every write is the drainer's work; the drainer's Elasticsearch
+    // calls are slow, so a batch is open long enough to be killed inside.
+    await apiProxy.setMode("refuse");
+    await drainerProxy.setMode({ kind: "latency", ms: 400 });
+    const load = startLiveLoad(api.url, { concurrency: 2, editEvery: 5, deleteEvery: 9 });
+
+    const heldAtKill: number[] = [];
+    for (let k = 0; k < KILLS; k++) {
+      drainer = await spawnService("drainer", drainerEnv);
+      await waitFor(async () => drainerProxy.stats.pendingDelayed > 0 && (await openClaims(ctx.db)) > 0, { what: "the drainer to be mid-batch", timeoutMs: 60_000, intervalMs: 20 });
+      const { total, claimable } = await claimability(ctx.db);
+      heldAtKill.push(total - claimable);
+      await drainer.kill();
+      // Postgres notices the dead connection and rolls its transaction back: every job is claimable again.
+      await waitFor(async () => (await backends(ctx.db)) === 0, { what: "the killed drainer's backends to go away", timeoutMs: 15_000 });
+      expect(await openClaims(ctx.db)).toBe(0);
+      await waitFor(async () => {
+        const after = await claimability(ctx.db);
+        return after.claimable === after.total;
+      }, { what: "every job to be claimable again", timeoutMs: 10_000 });
+    }
+    await load.stop();
+    console.log(`[sigkill] ${KILLS} kills, jobs claimed at each kill: ${JSON.stringify(heldAtKill)}; live calls: ${load.calls.length}, creates: ${load.ids.length}`);
+    expect(heldAtKill.every((n) => n > 0)).toBe(true);
+    expect(load.calls.filter((c) => c.status === 0 || c.status >= 500)).toEqual([]);
+
+    // Elasticsearch heals for everyone; one last drainer finishes the work.
+    await apiProxy.setMode("pass");
+    await drainerProxy.setMode("pass");
+    drainer = await spawnService("drainer", { ...drainerEnv, TETHER_BATCH_SIZE: "2500" });
+    await waitFor(async () => (await countRows(ctx.db, "SELECT count(*) AS n FROM tether.job")) === 0, { what: "the queue to drain", timeoutMs: 180_000, intervalMs: 250 });
+    expect(auditSummary(await auditAnnotations(ctx.db, ctx.sink))).toEqual({ lost: 0, stale: 0, duplicates: 0, jobs: 0, parked: 0 });
+    expect((await drainer.stop()).code).toBe(0);
+  });
+});

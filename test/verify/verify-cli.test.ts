@@ -1,0 +1,68 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "kysely";
+import { Drainer } from "@tether/core";
+import type { TestContext } from "@tether/testkit";
+import { annotations, createAnnotationContext, insertRawAnnotations } from "../scenarios/support/annotation-context.js";
+import { drainToEmpty } from "../scenarios/support/drain.js";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+const mainTs = "packages/cli/src/main.ts";
+
+interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe("tether verify, run as a child process", () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createAnnotationContext();
+    await insertRawAnnotations(ctx.db, 250);
+  });
+  afterAll(() => ctx.close());
+
+  const run = (args: string[]): Promise<RunResult> =>
+    new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        ["--conditions=source", "--import", "tsx", mainTs, ...args],
+        {
+          cwd: repoRoot,
+          env: { ...process.env, DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.elasticsearchUrl, TETHER_INDEX_PREFIX: ctx.indexPrefix, LOG_LEVEL: "warn" },
+          timeout: 90_000,
+        },
+        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr }),
+      );
+    });
+
+  it("reports rows a migration wrote behind tether's back as JSON, enqueues their repair, and fails only when asked to", async () => {
+    const r = await run(["verify", "--collection", "annotation", "--bucket-size", "100", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { driftedTotal: number; enqueued: number; collections: { collection: string; drifted: Record<string, number> }[] };
+    expect(report).toMatchObject({ driftedTotal: 250, enqueued: 250 });
+    expect(report.collections[0]).toMatchObject({ collection: "annotation", drifted: { missing: 250, stale: 0, ghost: 0, deleted_live: 0 } });
+    const queued = await sql<{ n: string }>`SELECT count(*) AS n FROM tether.job WHERE tag = 'verify' AND priority = 500`.execute(ctx.db);
+    expect(Number(queued.rows[0]!.n)).toBe(250);
+
+    const strict = await run(["verify", "--no-enqueue", "--fail-on-drift"]);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain("drifted 250: missing 250");
+    expect(strict.stderr).toContain("250 drifted entities found");
+    // The progress bar goes to stderr, never into the report.
+    expect(strict.stderr).toContain("verifying annotation");
+
+    await drainToEmpty(new Drainer({ db: ctx.db, sink: ctx.sink, collections: [annotations] }), ctx.db);
+    const clean = await run(["verify", "--fail-on-drift"]);
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stdout).toContain("no drift");
+  });
+
+  it("rejects an unknown collection as a usage error", async () => {
+    const r = await run(["verify", "--collection", "nope"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown collection "nope"');
+  });
+});
