@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, chmodSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { dockerEngineAnswers } from "./docker-engine.js";
@@ -80,6 +80,32 @@ async function installBase(): Promise<string> {
   return fallback;
 }
 
+/** The pid in `pidFile` when that process is alive, else undefined. */
+function ourPid(pidFile: string): number | undefined {
+  if (!existsSync(pidFile)) return undefined;
+  const pid = Number(readFileSync(pidFile, "utf8").trim());
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pids of Elasticsearch nodes started from this checkout's install folders that are still alive. */
+export function runningMavenNodes(): number[] {
+  const pids: number[] = [];
+  for (const base of [join(cacheDir(), "elasticsearch"), join(tmpdir(), "tether-elasticsearch")]) {
+    if (!existsSync(base)) continue;
+    for (const d of readdirSync(base)) {
+      const pid = ourPid(join(base, d, "es.pid"));
+      if (pid) pids.push(pid);
+    }
+  }
+  return pids;
+}
+
 export interface MavenEsOptions {
   version?: string;
   port?: number;
@@ -97,8 +123,10 @@ export async function startMavenElasticsearch(opts: MavenEsOptions = {}): Promis
 
   const running = await probeElasticsearch(url);
   if (running) {
-    const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : undefined;
-    return { url, via: "maven", detail: `Elasticsearch ${version} already running in ${home}`, startedByUs: pid ? { pid } : {} };
+    const pid = ourPid(pidFile);
+    return pid
+      ? { url, via: "maven", detail: `Elasticsearch ${version} already running from ${home}, pid ${pid}`, startedByUs: { pid } }
+      : { url, via: "local", detail: `an Elasticsearch already answering at ${url}, not started from this checkout (down leaves it running)` };
   }
 
   const javaHome = await findJavaHome(17);

@@ -2,7 +2,7 @@
  * `scripts/services up|down|status [--json]`: provisions the real Postgres and Elasticsearch
  * that tests and the quick start use, and says which way each was obtained.
  */
-import { ensureElasticsearch, probeElasticsearch } from "./elasticsearch-service.js";
+import { ensureElasticsearch, probeElasticsearch, runningMavenNodes } from "./elasticsearch-service.js";
 import { ensurePostgres, redact, waitForPostgres } from "./postgres-service.js";
 import { runCommand } from "./run-command.js";
 import { clearServicesState, readServicesState, writeServicesState, type ServicesState } from "./services-state.js";
@@ -34,6 +34,13 @@ async function down(): Promise<string[]> {
       await runCommand("docker", ["rm", "-f", rec.startedByUs.containerId]);
       done.push(`${name}: removed container ${rec.startedByUs.containerId.slice(0, 12)}`);
     }
+  }
+  // Also any node started from this checkout that the state no longer names (e.g. a later `up`
+  // with ELASTICSEARCH_URL given rewrote it).
+  for (const pid of runningMavenNodes()) {
+    if (Object.values(state).some((rec) => rec?.startedByUs?.pid === pid)) continue;
+    process.kill(pid, "SIGTERM");
+    done.push(`elasticsearch: stopped pid ${pid}`);
   }
   clearServicesState();
   return done;
