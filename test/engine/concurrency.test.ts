@@ -48,3 +48,24 @@ describe("many drainers", () => {
     expect([...states.values()].every((s) => s.version === 1 && !s.deleted)).toBe(true);
   });
 });
+
+describe("a drainer running passes side by side", () => {
+  let ctx: WidgetContext;
+  beforeAll(async () => {
+    // Exactly one connection per pass: a pass that asked the pool for a second connection
+    // while holding its transaction's would wait on the others forever.
+    ctx = await createWidgetContext({ poolSize: 3 });
+  });
+  afterAll(() => ctx.close());
+
+  it("needs only one pooled connection per pass", async () => {
+    await ctx.insertRaw(6_000, "pool");
+    await sql`INSERT INTO tether.job (name, priority, tag, kwargs)
+              SELECT 'sync_widget', 1, 'live', jsonb_build_object('id', w.id::text) FROM widget w WHERE w.owner = 'pool'`.execute(ctx.db);
+    const drainer = new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets], batchSize: 1000, concurrency: 3 });
+    const total = await drainer.drainUntilEmpty();
+    expect(total.error).toBeUndefined();
+    expect(total.repaired).toBe(6_000);
+    expect(await ctx.jobCount()).toBe(0);
+  });
+});

@@ -36,7 +36,8 @@ export interface DrainerOptions {
   sweepBudgetMs?: number;
   /**
    * Passes run side by side while batches come back full (each its own transaction and claim;
-   * SKIP LOCKED keeps them apart). Hides the round trips of one pass behind another. Default 1.
+   * SKIP LOCKED keeps them apart). Hides the round trips of one pass behind another. Each pass
+   * holds one pooled connection for its transaction: give the pool at least this many. Default 1.
    */
   concurrency?: number;
   /** Interval of the loop between passes that came back short. Default 60000 ms. */
@@ -151,7 +152,10 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       let error: string | undefined;
       try {
         counts.expired = await this.sweep(opts.now);
+        // Everything read from the pool happens before the transaction takes its connection:
+        // a pass must never wait for a second connection while holding one (N passes, pool of N).
         const paused = await pausedNames(o.db);
+        const idTypes = await this.idTypes();
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(new Error(`drain deadline of ${o.deadlineMs} ms reached`)), o.deadlineMs);
         const completions: CompletionCount[] = [];
@@ -167,7 +171,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             this.emit("claimed", ids);
             try {
               return await processBatch(
-                { trx, sink: o.sink, collections: this.byName, idTypes: await this.idTypes(), signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions },
+                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions },
                 jobs,
               );
             } finally {
