@@ -1,7 +1,8 @@
 import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { isBulk, itemRecords, mergeItems, parseBulk, pickDrops } from "./fault-proxy-bulk.js";
+import { listenOn } from "./listen-on.js";
 
 /**
  * An HTTP proxy in front of Elasticsearch that injects the faults the guarantees are about.
@@ -326,15 +327,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
   });
   server.on("clientError", (_err, s) => s.destroy());
 
-  const listen = (port: number) =>
-    new Promise<number>((resolve, reject) => {
-      const onError = (err: Error) => reject(err);
-      server.once("error", onError);
-      server.listen(port, host, () => {
-        server.off("error", onError);
-        resolve((server.address() as AddressInfo).port);
-      });
-    });
+  const listen = (port: number) => listenOn(server, port, host);
   const port = await listen(opts.port ?? 0);
   let listening = true;
 

@@ -1,4 +1,5 @@
-import net, { type AddressInfo, type Socket } from "node:net";
+import net, { type Socket } from "node:net";
+import { listenOn } from "./listen-on.js";
 
 export interface TcpProxyOptions {
   /** Upstream host, e.g. "127.0.0.1". */
@@ -69,15 +70,7 @@ export async function startTcpProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
     upstream.pipe(client);
   });
 
-  const listen = (port: number) =>
-    new Promise<number>((resolve, reject) => {
-      const onError = (err: Error) => reject(err);
-      server.once("error", onError);
-      server.listen(port, listenHost, () => {
-        server.off("error", onError);
-        resolve((server.address() as AddressInfo).port);
-      });
-    });
+  const listen = (port: number) => listenOn(server, port, listenHost);
   const port = await listen(opts.listenPort ?? 0);
   let listening = true;
 
