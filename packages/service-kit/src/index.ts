@@ -2,3 +2,4 @@
 export * from "./env-validators.js";
 export * from "./graceful-shutdown.js";
 export * from "./logger.js";
+export * from "./tracing.js";

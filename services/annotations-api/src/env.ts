@@ -16,6 +16,8 @@ export interface ApiEnv {
   TETHER_GRACE_MS: number;
   /** Default 65536. */
   TETHER_BODY_LIMIT_BYTES: number;
+  /** "console" prints finished spans (tether.write → tether.direct_sync) to stdout; "none" (default) drops them. */
+  OTEL_TRACES_EXPORTER: "none" | "console";
   LOG_LEVEL: string;
 }
 
@@ -30,6 +32,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
     TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
     TETHER_BODY_LIMIT_BYTES: positiveInt({ default: 65_536 }),
+    OTEL_TRACES_EXPORTER: str({ default: "none", choices: ["none", "console"] as const }),
     LOG_LEVEL: logLevel(),
   });
   return {
@@ -41,6 +44,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     TETHER_GRACE_MS: env.TETHER_GRACE_MS,
     TETHER_BODY_LIMIT_BYTES: env.TETHER_BODY_LIMIT_BYTES,
+    OTEL_TRACES_EXPORTER: env.OTEL_TRACES_EXPORTER,
     LOG_LEVEL: env.LOG_LEVEL,
   };
 }

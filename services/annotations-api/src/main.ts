@@ -7,10 +7,11 @@ import { annotationMigrations, annotations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { buildApp } from "./app.js";
 import { loadEnv } from "./env.js";
-import { createLogger, maskUrl, onShutdown } from "@tether/service-kit";
+import { createLogger, maskUrl, onShutdown, startTracing } from "@tether/service-kit";
 
 const env = loadEnv();
 const logger = createLogger({ service: "annotations-api", level: env.LOG_LEVEL });
+const tracing = startTracing(env.OTEL_TRACES_EXPORTER);
 logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), elasticsearchUrl: maskUrl(env.ELASTICSEARCH_URL), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
 const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
 await migrate(db, [annotationMigrations]);
@@ -36,5 +37,5 @@ logger.info({ port: typeof address === "object" && address ? address.port : env.
 
 onShutdown(logger, "shutting down", async () => {
   await app.close();
-  await Promise.all([db.destroy(), sink.close()]);
+  await Promise.all([db.destroy(), sink.close(), tracing.shutdown()]);
 });

@@ -16,9 +16,8 @@ import {
 } from "@tether/core";
 import { newDaemonState, recordMaintenance, recordPass, type DaemonState } from "./daemon-state.js";
 import { buildDrainerServer } from "./http-server.js";
-import { createLogger } from "@tether/service-kit";
 import { createMetricsRegistry } from "./metrics-registry.js";
-import { startTracing, type TracesExporter } from "./tracing.js";
+import { createLogger, startTracing, type TracesExporter } from "@tether/service-kit";
 
 export interface DrainerDaemonOptions {
   db: Kysely<any>;

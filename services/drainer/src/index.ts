@@ -2,4 +2,4 @@
 export * from "./daemon.js";
 export type { DaemonState } from "./daemon-state.js";
 export { createLogger, maskUrl, scrubSecrets, REDACT_PATHS } from "@tether/service-kit";
-export type { TracesExporter } from "./tracing.js";
+export type { TracesExporter } from "@tether/service-kit";

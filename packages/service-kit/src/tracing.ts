@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { context, ROOT_CONTEXT, trace, type Context, type ContextManager } from "@opentelemetry/api";
-import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 
 /**
  * Carries the active span across awaits, so spans started inside a drain pass (Elasticsearch
@@ -46,12 +46,14 @@ export interface Tracing {
 /**
  * Registers a BasicTracerProvider (and an AsyncLocalStorage context manager) for core's spans
  * (tether.drain_batch, tether.write, tether.direct_sync). Finished spans are printed to stdout
- * only with `exporter: "console"`; with "none" (the default) they are recorded and dropped.
+ * only with `exporter: "console"`; with "none" (the default) they are recorded and dropped; any
+ * other SpanExporter (an OTLP exporter, or an in-memory one in tests) receives them.
  */
-export function startTracing(exporter: TracesExporter = "none"): Tracing {
+export function startTracing(exporter: TracesExporter | SpanExporter = "none"): Tracing {
   const manager = new AsyncLocalContextManager().enable();
   const contextRegistered = context.setGlobalContextManager(manager);
-  const spanProcessors = exporter === "console" ? [new SimpleSpanProcessor(new ConsoleSpanExporter())] : [];
+  const target = exporter === "console" ? new ConsoleSpanExporter() : exporter === "none" ? undefined : exporter;
+  const spanProcessors = target ? [new SimpleSpanProcessor(target)] : [];
   const provider = new BasicTracerProvider({ spanProcessors });
   const registered = trace.setGlobalTracerProvider(provider);
   return {
