@@ -2,7 +2,7 @@ import http from "node:http";
 import type { Socket } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { isBulk, itemRecords, mergeItems, parseBulk, pickDrops } from "./fault-proxy-bulk.js";
-import { listenOn } from "./listen-on.js";
+import { listenOn, relistenOn } from "./listen-on.js";
 
 /**
  * An HTTP proxy in front of Elasticsearch that injects the faults the guarantees are about.
@@ -332,17 +332,8 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
   let listening = true;
 
   async function relisten(): Promise<void> {
-    const deadline = Date.now() + 5_000;
-    for (;;) {
-      try {
-        await listen(port);
-        listening = true;
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
+    await relistenOn(server, port, host);
+    listening = true;
   }
 
   const proxy: FaultProxy = {

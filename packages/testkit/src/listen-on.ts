@@ -11,3 +11,17 @@ export function listenOn(server: Server, port: number, host: string): Promise<nu
     });
   });
 }
+
+/** Listens again on a port this server just released, retrying while the OS still holds it. */
+export async function relistenOn(server: Server, port: number, host: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await listenOn(server, port, host);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}

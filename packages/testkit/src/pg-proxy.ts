@@ -1,5 +1,5 @@
 import net, { type Socket } from "node:net";
-import { listenOn } from "./listen-on.js";
+import { listenOn, relistenOn } from "./listen-on.js";
 
 export interface TcpProxyOptions {
   /** Upstream host, e.g. "127.0.0.1". */
@@ -102,17 +102,8 @@ export async function startTcpProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
         listening = false;
         server.close();
       } else if (!on && !listening && !closed) {
-        const deadline = Date.now() + 5_000;
-        for (;;) {
-          try {
-            await listen(port);
-            listening = true;
-            return;
-          } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || Date.now() > deadline) throw err;
-            await new Promise((r) => setTimeout(r, 50));
-          }
-        }
+        await relistenOn(server, port, listenHost);
+        listening = true;
       }
     },
     async close() {
