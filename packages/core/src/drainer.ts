@@ -141,7 +141,6 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     return total;
   }
 
-
   /** One pass: sweep expired jobs, claim a batch, verify, repair, confirm. Never throws. */
   async drainOnce(opts: { now?: Date } = {}): Promise<DrainResult> {
     const o = this.options;

@@ -10,9 +10,15 @@ export const PgErrorCode = {
   lockNotAvailable: "55P03",
   idleInTransactionTimeout: "25P03",
   adminShutdown: "57P01",
+  crashShutdown: "57P02",
+  cannotConnectNow: "57P03",
+  tooManyConnections: "53300",
   serializationFailure: "40001",
   deadlockDetected: "40P01",
 } as const;
+
+/** SQLSTATE class 08: connection exceptions. */
+export const PG_CONNECTION_EXCEPTION_CLASS = "08";
 
 /** The SQLSTATE of a pg error, if it is one. */
 export function pgErrorCode(err: unknown): string | undefined {

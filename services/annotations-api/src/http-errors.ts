@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { NotFoundError, pgErrorCode, ValidationError } from "@tether/core";
+import { NotFoundError, PG_CONNECTION_EXCEPTION_CLASS, PgErrorCode, pgErrorCode, ValidationError } from "@tether/core";
 
 /** The JSON body of every error answer. `field` names the offending input on 400s. */
 export interface ErrorBody {
@@ -17,8 +17,8 @@ export class SearchUnavailableError extends Error {
 }
 
 const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"]);
-// SQLSTATE: connection exceptions (class 08), shutdown / not accepting connections, too many connections.
-const CONNECTION_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+// Server shutting down, not accepting connections, or out of connection slots.
+const CONNECTION_SQLSTATES = new Set<string>([PgErrorCode.adminShutdown, PgErrorCode.crashShutdown, PgErrorCode.cannotConnectNow, PgErrorCode.tooManyConnections]);
 
 /** True when Postgres could not be reached (as opposed to rejecting a statement). */
 export function isConnectionError(err: unknown): boolean {
@@ -26,7 +26,7 @@ export function isConnectionError(err: unknown): boolean {
   if (!e) return false;
   if (typeof e.code === "string" && CONNECTION_CODES.has(e.code)) return true;
   const state = pgErrorCode(err);
-  if (state && (state.startsWith("08") || CONNECTION_SQLSTATES.has(state))) return true;
+  if (state && (state.startsWith(PG_CONNECTION_EXCEPTION_CLASS) || CONNECTION_SQLSTATES.has(state))) return true;
   const msg = typeof e.message === "string" ? e.message : "";
   // pg's pool and client report these without a code.
   if (/timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/i.test(msg)) return true;
