@@ -39,7 +39,7 @@ export const queueThroughput: Benchmark = {
     await graphileInstall(graphile.url);
     const bossDb = await scope.rawDatabase("pgboss", 1);
     const boss = await pgBossStart(bossDb.url);
-    scope.defer(() => boss.stop({ graceful: false, wait: true }));
+    scope.defer(() => boss.stop({ graceful: false }));
 
     // One unrecorded round each (a tenth of the size) warms connections, JIT and caches.
     const warm = Math.max(500, Math.round(n / 10));

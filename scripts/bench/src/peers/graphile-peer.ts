@@ -7,7 +7,7 @@ const CHUNK = 5000;
 
 /** The configuration, printed with the results. */
 export const GRAPHILE_CONFIG =
-  `graphile-worker 0.16.6: enqueue via SQL graphile_worker.add_jobs(job_spec[]) in batches of ${CHUNK}; ` +
+  `graphile-worker 0.18: enqueue via SQL graphile_worker.add_jobs(job_spec[]) in batches of ${CHUNK}; ` +
   `run() with concurrency ${CONCURRENCY}, maxPoolSize ${POOL} (their performance-test setting; 16–40 measured alike here; 0.16 has no localQueue/batched completion), ` +
   `pollInterval 100 ms, LISTEN/NOTIFY on, prepared statements on; no-op task`;
 
