@@ -1,6 +1,20 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+// SQL lives in migrations and in one store module per table (`*-store.ts`, and core's store/
+// folder): nowhere else in a package's or service's sources may a statement be written or run.
+const processEnv = { selector: "MemberExpression[object.name='process'][property.name='env']", message: "Packages never read process.env; services parse env once in src/env.ts." };
+const sqlOutsideStores = [
+  { selector: "ImportSpecifier[imported.name='sql']", message: "Kysely's sql tag belongs in a *-store.ts file or a migration." },
+  {
+    // A query builder's execute (raw or not) runs SQL; `db.transaction().execute(fn)` only opens a transaction.
+    selector: "CallExpression[callee.property.name=/^(execute|executeTakeFirst|executeTakeFirstOrThrow|executeQuery|query)$/]:not([callee.object.callee.property.name='transaction'])",
+    message: "Statements run only in *-store.ts files and migrations: add a function to the table's store.",
+  },
+];
+const sourceFiles = ["packages/*/src/**/*.ts", "services/*/src/**/*.ts"];
+const storeFiles = ["**/*-store.ts", "packages/core/src/store/**", "**/migrations/**", "**/*-migrations.ts", "packages/testkit/**"];
+
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/.cache/**", "**/.turbo/**"] },
   js.configs.recommended,
@@ -11,11 +25,13 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
       // Core works on application-defined tables it cannot type: Kysely<any> and Collection<any> are deliberate.
       "@typescript-eslint/no-explicit-any": "off",
-      "no-restricted-syntax": [
-        "error",
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: "Packages never read process.env; services parse env once in src/env.ts." }
-      ]
+      "no-restricted-syntax": ["error", processEnv],
     }
+  },
+  {
+    files: sourceFiles,
+    ignores: storeFiles,
+    rules: { "no-restricted-syntax": ["error", processEnv, ...sqlOutsideStores] },
   },
   {
     files: ["**/*.mjs", "**/*.js"],

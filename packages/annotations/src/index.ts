@@ -2,3 +2,4 @@
 export * from "./annotation-collection.js";
 export * from "./annotation-migrations.js";
 export type { AnnotationRow } from "./annotation-row.js";
+export * from "./annotation-store.js";

@@ -1,6 +1,3 @@
-import { sql, type Kysely } from "kysely";
-import type { Collection } from "./collection.js";
-
 const INT_RANGES: Record<string, [bigint, bigint]> = {
   smallint: [-(2n ** 15n), 2n ** 15n - 1n],
   integer: [-(2n ** 31n), 2n ** 31n - 1n],
@@ -8,14 +5,6 @@ const INT_RANGES: Record<string, [bigint, bigint]> = {
 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SAFE = /^[A-Za-z0-9_:.-]{1,200}$/;
-
-/** The SQL type of a collection's id column (e.g. "bigint", "uuid", "text"); undefined if the table is missing. */
-export async function idColumnType(db: Kysely<any>, collection: Collection<any>): Promise<string | undefined> {
-  const r = await sql<{ type: string }>`
-    SELECT format_type(a.atttypid, NULL) AS type FROM pg_attribute a
-    WHERE a.attrelid = to_regclass(${collection.table}) AND a.attname = ${collection.idColumn} AND NOT a.attisdropped`.execute(db);
-  return r.rows[0]?.type;
-}
 
 /**
  * Canonicalises an entity id for an id column of `type`, or returns an error message. An id the

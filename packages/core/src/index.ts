@@ -7,30 +7,43 @@
  * - job: a row in tether.job saying an entity may differ downstream; see ./job.ts.
  * - direct sync: the one best-effort write right after COMMIT.
  * - drainer: the reconciler that claims jobs, verifies, repairs and confirms.
+ * - verification matrix: what the drainer does for each pair of Postgres and downstream states;
+ *   see ./verify/verification-matrix.ts.
+ *
+ * Layout: write/ (the write path, re-index), drain/ (the drainer), verify/ (the matrix and
+ * anti-entropy), ops/ (queue read model, alerts, maintenance, dead letters, metrics), store/
+ * (every SQL statement, one module per table), migrations/.
  */
-export * from "./alerts.js";
-export * from "./backoff.js";
 export * from "./collection.js";
-export * from "./dead-jobs.js";
-export * from "./direct-sync.js";
-export * from "./drain-batch.js";
-export * from "./drainer.js";
-export * from "./entity-hash.js";
+export * from "./create-db.js";
 export * from "./entity-id.js";
 export * from "./errors.js";
 export * from "./job.js";
-export * from "./job-store.js";
 export * from "./logger.js";
-export * from "./maintenance.js";
-export * from "./metrics.js";
+export * from "./pg-error-codes.js";
+export * from "./sink.js";
 export * from "./migrations/migrate.js";
 export type { Migration, MigrationSet } from "./migrations/migration.js";
-export * from "./pg-error-codes.js";
-export * from "./queue-gauges.js";
-export * from "./queue-stats.js";
-export * from "./reindex.js";
-export * from "./sink.js";
-export * from "./sync-plan.js";
-export * from "./verify.js";
-export * from "./write-path.js";
-export * from "./create-db.js";
+export * from "./write/direct-sync.js";
+export * from "./write/reindex.js";
+export * from "./write/write-path.js";
+export * from "./drain/backoff.js";
+export * from "./drain/drain-batch.js";
+export * from "./drain/drainer.js";
+export * from "./verify/entity-hash.js";
+export * from "./verify/verification-matrix.js";
+export * from "./verify/verify-collection.js";
+export * from "./ops/alerts.js";
+export * from "./ops/dead-jobs.js";
+export * from "./ops/maintenance.js";
+export * from "./ops/metrics.js";
+export * from "./ops/queue-read-model.js";
+export { idColumnType } from "./store/collection-store.js";
+export { claimJobs, deleteJobs, insertJobs, livePersistentJobs, parkJobs, rescheduleJobs, staleDueJobs, sweepExpired } from "./store/job-store.js";
+export type { ClaimOptions, Park, Reschedule } from "./store/job-store.js";
+export { CONFIRMED_OUTCOMES, confirmedCompletions, recordCompletions } from "./store/job-stat-store.js";
+export type { CompletionCount } from "./store/job-stat-store.js";
+export { pauseName, pausedNames, resumeName } from "./store/paused-lane-store.js";
+export { latestQueueSample, liveQueueAboveSince } from "./store/queue-sample-store.js";
+export type { QueueSample } from "./store/queue-sample-store.js";
+export { databaseNow, pingDatabase } from "./store/session-store.js";

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import { sql, type Kysely } from "kysely";
-import { annotations, type AnnotationRow } from "@tether/annotations";
+import type { Kysely } from "kysely";
+import { annotations, findLiveAnnotation, updatedNow, type AnnotationRow } from "@tether/annotations";
 import { NotFoundError, type Writer } from "@tether/core";
 import { createBodySchema, idParamsSchema, parseId, patchBodySchema, present, toColumns, type CreateBody, type PatchBody } from "../annotation-schemas.js";
 
@@ -21,7 +21,7 @@ export async function annotationRoutes(app: FastifyInstance, { db, writer }: Ann
 
   app.get<{ Params: { id: string } }>("/api/annotations/:id", { schema: { params: idParamsSchema } }, async (request) => {
     const id = parseId(request.params.id);
-    const row = (await db.selectFrom("annotation").selectAll().where("id", "=", id).where("deleted_at", "is", null).executeTakeFirst()) as AnnotationRow | undefined;
+    const row = await findLiveAnnotation(db, id);
     if (!row) throw new NotFoundError(`annotation ${id}`);
     return present(row);
   });
@@ -32,7 +32,7 @@ export async function annotationRoutes(app: FastifyInstance, { db, writer }: Ann
     async (request) => {
       const id = parseId(request.params.id);
       // `updated` moves in the same statement that bumps the version.
-      const { row } = await writer.updateWithJob<AnnotationRow>(db, annotations, id, { ...toColumns(request.body), updated: sql`now()` });
+      const { row } = await writer.updateWithJob<AnnotationRow>(db, annotations, id, { ...toColumns(request.body), updated: updatedNow() });
       return present(row!);
     },
   );

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
+import { pingDatabase } from "@tether/core";
 import { describeError, type ElasticsearchSink } from "@tether/elasticsearch";
 import type { ApiMetrics } from "../api-metrics.js";
 
@@ -27,7 +28,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 export async function healthRoutes(app: FastifyInstance, { db, search, metrics }: HealthRouteDeps): Promise<void> {
   app.get("/healthz", async (_request, reply) => {
     const [pg, es] = await Promise.all([
-      withTimeout(sql`SELECT 1`.execute(db), HEALTH_TIMEOUT_MS, "postgres").then(
+      withTimeout(pingDatabase(db), HEALTH_TIMEOUT_MS, "postgres").then(
         () => ({ status: "ok" as const }),
         (err: unknown) => ({ status: "unreachable" as const, error: describeError(err) }),
       ),

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
-import { annotations, type AnnotationRow } from "@tether/annotations";
+import { annotations, findLiveAnnotations } from "@tether/annotations";
 import { ValidationError } from "@tether/core";
 import { describeError, META_FIELD, type ElasticsearchSink } from "@tether/elasticsearch";
 import { LIMITS, present } from "../annotation-schemas.js";
@@ -81,9 +81,7 @@ export async function searchRoutes(app: FastifyInstance, { db, search, timeoutMs
 
     // Only ids Postgres can compare against; a stray non-numeric id cannot be an annotation.
     const ids = res.hits.hits.map((h) => String(h._id)).filter((id) => /^[0-9]{1,19}$/.test(id));
-    const rows = ids.length === 0
-      ? []
-      : ((await db.selectFrom("annotation").selectAll().where("id", "in", ids).where("deleted_at", "is", null).execute()) as AnnotationRow[]);
+    const rows = await findLiveAnnotations(db, ids);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     const ordered = ids.flatMap((id) => {
       const row = byId.get(id);

@@ -1,12 +1,14 @@
-import { sql, type Transaction } from "kysely";
+import type { Transaction } from "kysely";
 import { backoffDelay, type BackoffOptions } from "./backoff.js";
-import type { Collection } from "./collection.js";
-import { canonicalEntityId } from "./entity-id.js";
-import { parkJobs, rescheduleJobs, deleteJobs, recordCompletions, type CompletionCount, type Park, type Reschedule } from "./job-store.js";
-import type { CompletionOutcome, JobRow, SyncJobArgs } from "./job.js";
-import type { Logger } from "./logger.js";
-import type { DownstreamState, Sink, SinkItemResult, SinkOperation } from "./sink.js";
-import { isConfirmed, planEntity, rowVersion, type WriteOutcome } from "./sync-plan.js";
+import type { Collection } from "../collection.js";
+import { canonicalEntityId } from "../entity-id.js";
+import { bumpVersions, loadRows } from "../store/collection-store.js";
+import { parkJobs, rescheduleJobs, deleteJobs, type Park, type Reschedule } from "../store/job-store.js";
+import { recordCompletions, type CompletionCount } from "../store/job-stat-store.js";
+import type { CompletionOutcome, JobRow, SyncJobArgs } from "../job.js";
+import type { Logger } from "../logger.js";
+import type { DownstreamState, Sink, SinkItemResult, SinkOperation } from "../sink.js";
+import { isConfirmed, planEntity, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
 
 /** Counts of one drain pass, by what happened to each claimed job. */
 export interface DrainCounts {
@@ -73,8 +75,7 @@ async function processCollection(ctx: BatchContext, collection: Collection<any>,
 
   let rows: Map<string, any>;
   try {
-    const found = await ctx.trx.selectFrom(collection.table).selectAll().where(sql<boolean>`${sql.ref(collection.idColumn)} = ANY(${ids})`).execute();
-    rows = new Map(found.map((r) => [String((r as Record<string, unknown>)[collection.idColumn]), r]));
+    rows = await loadRows(ctx.trx, collection, ids);
   } catch (err) {
     throw new Error(`loading ${collection.table} rows failed: ${String(err)}`, { cause: err });
   }
@@ -112,7 +113,7 @@ async function processCollection(ctx: BatchContext, collection: Collection<any>,
   // still the one we read: a write that committed since (its direct sync is what made the
   // downstream look "ahead") must not be overwritten by our stale copy, nor a delete undone.
   const leaps = writes.filter((w) => w.bumpVersionTo !== undefined);
-  const leapt = await bumpVersions(ctx, collection, leaps.map((w) => ({ id: w.id, version: w.bumpVersionTo!, seen: rowVersion(collection, rows.get(w.id)) })));
+  const leapt = await bumpVersions(ctx.trx, collection, ctx.idTypes.get(collection), leaps.map((w) => ({ id: w.id, version: w.bumpVersionTo!, seen: rowVersion(collection, rows.get(w.id)) })));
   for (const w of leaps) {
     if (leapt.has(w.id)) continue;
     writes.splice(writes.indexOf(w), 1);
@@ -165,25 +166,7 @@ async function processCollection(ctx: BatchContext, collection: Collection<any>,
       retryAll(entityJobs, `not confirmed on read-back: wrote ${w.op.kind} v${w.op.version}, downstream has ${seen ? `${seen.deleted ? "tombstone" : "document"} v${seen.version}` : "nothing"}`);
     }
   }
-  await bumpVersions(ctx, collection, markerBumps);
-}
-
-/** The id column's own type for a cast (so the primary key index is used); text when unknown. */
-function idCast(type: string | undefined): string {
-  return type && /^[a-z][a-z0-9 ]*$/.test(type) ? type : "text";
-}
-
-/**
- * Raises rows' versions, each only if the row still has the version it was read at (so a
- * write that committed meanwhile wins); returns the ids raised.
- */
-async function bumpVersions(ctx: BatchContext, collection: Collection<any>, bumps: readonly { id: string; version: number; seen: number }[]): Promise<Set<string>> {
-  if (bumps.length === 0) return new Set();
-  const r = await sql<{ id: string }>`UPDATE ${sql.table(collection.table)} t SET ${sql.ref(collection.versionColumn)} = u.v
-    FROM unnest(${bumps.map((b) => b.id)}::text[], ${bumps.map((b) => b.version)}::bigint[], ${bumps.map((b) => b.seen)}::bigint[]) AS u(id, v, seen)
-    WHERE t.${sql.ref(collection.idColumn)} = u.id::${sql.raw(idCast(ctx.idTypes.get(collection)))} AND t.${sql.ref(collection.versionColumn)} = u.seen
-    RETURNING u.id`.execute(ctx.trx);
-  return new Set(r.rows.map((x) => x.id));
+  await bumpVersions(ctx.trx, collection, ctx.idTypes.get(collection), markerBumps);
 }
 
 function parkOrRetry(ctx: BatchContext, ledger: Ledger, job: JobRow, error: string, immediately: boolean): void {

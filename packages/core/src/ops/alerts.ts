@@ -1,13 +1,10 @@
 import type { Kysely } from "kysely";
-import { ValidationError } from "./errors.js";
-import {
-  confirmedCompletions,
-  databaseNow,
-  livePersistentJobs,
-  liveQueueAboveSince,
-  readQueueGauges,
-  staleDueJobs,
-} from "./queue-gauges.js";
+import { ValidationError } from "../errors.js";
+import { livePersistentJobs, staleDueJobs } from "../store/job-store.js";
+import { confirmedCompletions } from "../store/job-stat-store.js";
+import { liveQueueAboveSince } from "../store/queue-sample-store.js";
+import { databaseNow } from "../store/session-store.js";
+import { readQueueGauges } from "./queue-read-model.js";
 
 /**
  * Tether's own evaluation of the queue alerts, from Postgres alone (tether.job, dead_job,

@@ -1,14 +1,15 @@
-import { sql, type Kysely, type Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import { trace } from "@opentelemetry/api";
-import type { Collection } from "./collection.js";
+import type { Collection } from "../collection.js";
 import { directSync, type DirectSyncOutcome, type EntityChange } from "./direct-sync.js";
-import { NotFoundError, ValidationError } from "./errors.js";
-import { insertJobs } from "./job-store.js";
-import { DEFAULT_LIVE_TAG, type NewJob } from "./job.js";
-import { silentLogger, type Logger } from "./logger.js";
-import { instruments } from "./metrics.js";
-import type { Sink } from "./sink.js";
-import { rowVersion } from "./sync-plan.js";
+import { NotFoundError, ValidationError } from "../errors.js";
+import { hardDeleteRow, insertRow, softDeleteRow, updateRow } from "../store/collection-store.js";
+import { insertJobs } from "../store/job-store.js";
+import { DEFAULT_LIVE_TAG, type NewJob } from "../job.js";
+import { silentLogger, type Logger } from "../logger.js";
+import { instruments } from "../ops/metrics.js";
+import type { Sink } from "../sink.js";
+import { rowVersion } from "../verify/verification-matrix.js";
 
 export interface WriterOptions {
   /** Target of the direct sync after commit. Omit to leave everything to the drainer. */
@@ -143,11 +144,7 @@ export function createWriter(options: WriterOptions = {}): Writer {
     writeWithJobs: run,
     createWithJob(db, collection, values, opts) {
       return run(db, collection, async (trx) => {
-        const row = (await trx
-          .insertInto(collection.table)
-          .values({ ...values, [collection.versionColumn]: 1 })
-          .returningAll()
-          .executeTakeFirstOrThrow()) as never;
+        const row = (await insertRow(trx, collection, values as Record<string, unknown>)) as never;
         return [{ id: idOf(collection, row), row }];
       }, opts);
     },
@@ -156,12 +153,7 @@ export function createWriter(options: WriterOptions = {}): Writer {
         throw new ValidationError(collection.versionColumn in patch ? collection.versionColumn : collection.idColumn, "is managed by tether and cannot be patched");
       }
       return run(db, collection, async (trx) => {
-        let q = trx
-          .updateTable(collection.table)
-          .set({ ...patch, [collection.versionColumn]: sql`${sql.ref(collection.versionColumn)} + 1` })
-          .where(collection.idColumn, "=", id);
-        if (collection.deletedColumn) q = q.where(collection.deletedColumn, "is", null);
-        const row = (await q.returningAll().executeTakeFirst()) as never;
+        const row = (await updateRow(trx, collection, id, patch as Record<string, unknown>)) as never;
         if (!row) throw new NotFoundError(`${collection.name} ${id}`);
         return [{ id, row }];
       }, opts);
@@ -169,17 +161,11 @@ export function createWriter(options: WriterOptions = {}): Writer {
     deleteWithJob(db, collection, id, opts) {
       return run(db, collection, async (trx) => {
         if (collection.deletedColumn && !opts?.hard) {
-          const row = (await trx
-            .updateTable(collection.table)
-            .set({ [collection.deletedColumn]: sql`now()`, [collection.versionColumn]: sql`${sql.ref(collection.versionColumn)} + 1` })
-            .where(collection.idColumn, "=", id)
-            .where(collection.deletedColumn, "is", null)
-            .returningAll()
-            .executeTakeFirst()) as never;
+          const row = (await softDeleteRow(trx, collection, collection.deletedColumn, id)) as never;
           if (!row) throw new NotFoundError(`${collection.name} ${id}`);
           return [{ id, row }];
         }
-        const gone = (await trx.deleteFrom(collection.table).where(collection.idColumn, "=", id).returningAll().executeTakeFirst()) as never;
+        const gone = (await hardDeleteRow(trx, collection, id)) as never;
         if (!gone) throw new NotFoundError(`${collection.name} ${id}`);
         return [{ id, deletedVersion: rowVersion(collection, gone) + 1 }];
       }, opts);

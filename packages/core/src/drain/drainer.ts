@@ -1,15 +1,18 @@
 import { EventEmitter } from "node:events";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import { SpanStatusCode, trace } from "@opentelemetry/api";
 import type { BackoffOptions } from "./backoff.js";
-import type { Collection } from "./collection.js";
+import type { Collection } from "../collection.js";
 import { processBatch, emptyCounts, type DrainCounts } from "./drain-batch.js";
-import { idColumnType } from "./entity-id.js";
-import { ValidationError } from "./errors.js";
-import { claimJobs, pausedNames, recordCompletions, sweepExpired, type CompletionCount } from "./job-store.js";
-import { silentLogger, type Logger } from "./logger.js";
-import { instruments } from "./metrics.js";
-import type { Sink } from "./sink.js";
+import { ValidationError } from "../errors.js";
+import { idColumnType } from "../store/collection-store.js";
+import { claimJobs, sweepExpired } from "../store/job-store.js";
+import { recordCompletions, type CompletionCount } from "../store/job-stat-store.js";
+import { pausedNames } from "../store/paused-lane-store.js";
+import { limitDrainTransaction } from "../store/session-store.js";
+import { silentLogger, type Logger } from "../logger.js";
+import { instruments } from "../ops/metrics.js";
+import type { Sink } from "../sink.js";
 
 export interface DrainerOptions {
   db: Kysely<any>;
@@ -161,9 +164,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
         try {
           const expired = counts.expired;
           counts = await o.db.transaction().execute(async (trx) => {
-            await sql`SELECT set_config('idle_in_transaction_session_timeout', ${String(o.deadlineMs + 10_000)}, true),
-                             set_config('statement_timeout', ${String(o.deadlineMs)}, true),
-                             set_config('lock_timeout', '5000', true)`.execute(trx);
+            await limitDrainTransaction(trx, o.deadlineMs);
             const jobs = await claimJobs(trx, { limit: o.batchSize, pausedNames: paused, ...(opts.now ? { now: opts.now } : {}) });
             if (jobs.length === 0) return emptyCounts();
             const ids = jobs.map((j) => j.id);

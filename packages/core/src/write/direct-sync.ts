@@ -1,9 +1,9 @@
 import { SpanStatusCode, trace } from "@opentelemetry/api";
-import type { Collection } from "./collection.js";
-import type { Logger } from "./logger.js";
-import { instruments } from "./metrics.js";
-import type { Sink, SinkOperation } from "./sink.js";
-import { desiredOperation, rowVersion } from "./sync-plan.js";
+import type { Collection } from "../collection.js";
+import type { Logger } from "../logger.js";
+import { instruments } from "../ops/metrics.js";
+import type { Sink, SinkOperation } from "../sink.js";
+import { desiredOperation, rowVersion } from "../verify/verification-matrix.js";
 
 /** An entity a transaction touched: its row as committed, or its id and version if hard-deleted. */
 export interface EntityChange<Row> {

@@ -1,5 +1,5 @@
-import type { Collection } from "./collection.js";
-import type { DownstreamState, SinkOperation } from "./sink.js";
+import type { Collection } from "../collection.js";
+import type { DownstreamState, SinkOperation } from "../sink.js";
 
 export type WriteOutcome = "repaired" | "forced" | "deleted_downstream";
 

@@ -1,10 +1,13 @@
-import { sql, type Kysely } from "kysely";
-import type { CompletionOutcome, JobRow, NewJob } from "./job.js";
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import { REINDEX_TAG_PREFIX, type JobRow, type NewJob } from "../job.js";
+import { instant, pinnedClock as at } from "./pinned-clock.js";
 
-/** Every SQL statement on tether.job and its side tables lives here. */
+/**
+ * Every SQL statement on tether.job lives here (parking and sweeping move rows on into
+ * tether.dead_job in the same statement). Time-dependent statements take an optional `now`.
+ */
 
 type Db = Kysely<any>;
-const at = (now: Date | undefined) => (now ? sql`${now.toISOString()}::timestamptz` : sql`now()`);
 
 /** One multi-row insert of sync jobs. */
 export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<string[]> {
@@ -133,37 +136,107 @@ export async function sweepExpired(
   return r.rows.map((x) => ({ ...x, count: Number(x.count) }));
 }
 
-export interface CompletionCount {
-  name: string;
-  tag: string;
-  priority: number;
-  outcome: CompletionOutcome;
-  count: number;
+/** One job per entity id the `source` query yields (a single `INSERT … SELECT`, never a loop). */
+export async function insertJobsSelecting(
+  db: Db,
+  job: { name: string; priority: number; tag: string; force?: boolean },
+  source: RawBuilder<unknown>,
+): Promise<number> {
+  const kwargsExtra = job.force ? sql`|| '{"force": true}'::jsonb` : sql``;
+  const r = await sql`
+    INSERT INTO tether.job (name, priority, tag, kwargs)
+    SELECT ${job.name}, ${job.priority}, ${job.tag}, jsonb_build_object('id', s.id) ${kwargsExtra}
+    FROM (${source}) AS s`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
 }
 
-/** Appends completion counts (append-only: no row contention between drainers). */
-export async function recordCompletions(db: Db, rows: readonly CompletionCount[]): Promise<void> {
-  const nonZero = rows.filter((r) => r.count > 0);
-  if (nonZero.length === 0) return;
-  await sql`
-    INSERT INTO tether.job_stat (name, tag, priority, outcome, count)
-    SELECT * FROM unnest(${nonZero.map((r) => r.name)}::text[], ${nonZero.map((r) => r.tag)}::text[],
-                         ${nonZero.map((r) => r.priority)}::int[], ${nonZero.map((r) => r.outcome)}::text[],
-                         ${nonZero.map((r) => r.count)}::int[])`.execute(db);
+/**
+ * Counts of tether.job in one GROUPING SETS scan: per lane (name, tag, priority), per name,
+ * per tag, per priority and overall. The figures are defined in docs/queue-figures.md.
+ */
+export interface JobGroupAggregate {
+  dim: "lane" | "name" | "tag" | "priority" | "all";
+  name: string | null;
+  tag: string | null;
+  priority: number | null;
+  total: number;
+  due: number;
+  future: number;
+  expired: number;
+  /** Seconds the group's oldest waiting job has waited (see `oldestDueAgeSeconds`); null when none waits. */
+  oldestWaitSeconds: number | null;
+  at: Date;
 }
 
-/** Names of paused lanes. */
-export async function pausedNames(db: Db): Promise<string[]> {
-  const r = await sql<{ name: string }>`SELECT name FROM tether.paused_name ORDER BY name`.execute(db);
-  return r.rows.map((x) => x.name);
+export async function aggregateJobs(db: Db, opts: { now?: Date } = {}): Promise<JobGroupAggregate[]> {
+  const now = at(opts.now);
+  const r = await sql<{ g_name: number; g_tag: number; g_priority: number; name: string | null; tag: string | null; priority: number | null; total: string; due: string; future: string; expired: string; oldest_wait: number | null; at: Date }>`
+    SELECT grouping(name) AS g_name, grouping(tag) AS g_tag, grouping(priority) AS g_priority,
+           name, tag, priority,
+           count(*) AS total,
+           count(*) FILTER (WHERE scheduled_at <= ${now} AND expires_at > ${now}) AS due,
+           count(*) FILTER (WHERE scheduled_at > ${now} AND expires_at > ${now}) AS future,
+           count(*) FILTER (WHERE expires_at <= ${now}) AS expired,
+           -- Waiting since it became due when never attempted; since it was enqueued once it has
+           -- failed (its backoff moved scheduled_at forward, hiding how long it has waited).
+           extract(epoch FROM ${now} - min(CASE WHEN attempts > 0 THEN enqueued_at WHEN scheduled_at <= ${now} THEN scheduled_at END)
+                                         FILTER (WHERE expires_at > ${now}))::float8 AS oldest_wait,
+           ${now} AS at
+    FROM tether.job
+    GROUP BY GROUPING SETS ((name, tag, priority), (name), (tag), (priority), ())`.execute(db);
+  return r.rows.map((x) => ({
+    dim: x.g_name + x.g_tag + x.g_priority === 0 ? "lane" : Number(x.g_name) === 0 ? "name" : Number(x.g_tag) === 0 ? "tag" : Number(x.g_priority) === 0 ? "priority" : "all",
+    name: x.name,
+    tag: x.tag,
+    priority: x.priority,
+    total: Number(x.total),
+    due: Number(x.due),
+    future: Number(x.future),
+    expired: Number(x.expired),
+    oldestWaitSeconds: x.oldest_wait === null ? null : Number(x.oldest_wait),
+    at: new Date(x.at),
+  }));
 }
 
-export async function pauseName(db: Db, name: string, reason?: string): Promise<void> {
-  await sql`INSERT INTO tether.paused_name (name, reason) VALUES (${name}, ${reason ?? null})
-            ON CONFLICT (name) DO UPDATE SET reason = excluded.reason`.execute(db);
+/**
+ * Live jobs that were already queued at `before` and still are (unexpired) at `now`: a lower
+ * bound of the live queue length at every instant in between, needing no samples. (Jobs moved
+ * back by `retryDeadJobs` keep their enqueued_at and count as queued since then.)
+ */
+export async function livePersistentJobs(db: Db, before: Date, opts: { now?: Date } = {}): Promise<number> {
+  const r = await sql<{ n: string }>`
+    SELECT count(*) AS n FROM tether.job
+    WHERE enqueued_at <= ${instant(before)} AND expires_at > ${at(opts.now)}
+      AND NOT starts_with(tag, ${REINDEX_TAG_PREFIX})`.execute(db);
+  return Number(r.rows[0]!.n);
 }
 
-export async function resumeName(db: Db, name: string): Promise<boolean> {
-  const r = await sql`DELETE FROM tether.paused_name WHERE name = ${name}`.execute(db);
-  return Number(r.numAffectedRows ?? 0) > 0;
+/**
+ * Unexpired jobs of unpaused lanes that a working drainer would have confirmed by `now`: due
+ * since before `dueBefore` and never attempted, or enqueued before it and failing since (their
+ * backoff moved scheduled_at forward, so it cannot tell how long they have waited). Paused
+ * lanes are excluded: pausing is deliberate.
+ */
+export async function staleDueJobs(db: Db, dueBefore: Date, opts: { now?: Date } = {}): Promise<number> {
+  const before = instant(dueBefore);
+  const r = await sql<{ n: string }>`
+    SELECT count(*) AS n FROM tether.job j
+    WHERE (j.scheduled_at <= ${before} OR (j.attempts > 0 AND j.enqueued_at <= ${before}))
+      AND j.expires_at > ${at(opts.now)}
+      AND NOT EXISTS (SELECT 1 FROM tether.paused_name p WHERE p.name = j.name)`.execute(db);
+  return Number(r.rows[0]!.n);
+}
+
+/** Dead and live tuples of tether.job, from the statistics collector. */
+export async function jobTableTuples(db: Db): Promise<{ dead: number; live: number } | undefined> {
+  const r = await sql<{ dead: string; live: string }>`
+    SELECT n_dead_tup AS dead, n_live_tup AS live FROM pg_stat_user_tables
+    WHERE schemaname = 'tether' AND relname = 'job'`.execute(db);
+  const row = r.rows[0];
+  return row ? { dead: Number(row.dead), live: Number(row.live) } : undefined;
+}
+
+/** VACUUM cannot run inside a transaction; SKIP_LOCKED makes a rare second leader a no-op. */
+export async function vacuumJobTable(db: Db): Promise<void> {
+  await sql`VACUUM (SKIP_LOCKED, ANALYZE) tether.job`.execute(db);
 }

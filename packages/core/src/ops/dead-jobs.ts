@@ -1,9 +1,10 @@
-import { sql, type Kysely, type RawBuilder } from "kysely";
-import { ValidationError } from "./errors.js";
+import type { Kysely } from "kysely";
+import { ValidationError } from "../errors.js";
+import { requeueDeadJobs, selectDeadJobs, type DeadReason } from "../store/dead-job-store.js";
 
-/** Every SQL statement on tether.dead_job that operators issue (listing and retrying) lives here. */
+/** What operators do with the dead-letter table: list it, move rows back into the queue. */
 
-export type DeadReason = "parked" | "expired";
+export type { DeadReason };
 
 /** A row of tether.dead_job. */
 export interface DeadJob {
@@ -46,12 +47,6 @@ function checkFilter(f: DeadJobFilter): void {
   if (f.name !== undefined && (typeof f.name !== "string" || f.name.length === 0 || f.name.length > 200)) throw new ValidationError("name", "must be a non-empty job name");
 }
 
-function where(f: DeadJobFilter, ids?: readonly string[]): RawBuilder<unknown> {
-  return sql`(${f.reason === undefined ? sql`true` : sql`d.reason = ${f.reason}`})
-    AND (${f.name === undefined ? sql`true` : sql`d.name = ${f.name}`})
-    AND (${ids === undefined ? sql`true` : sql`d.id = ANY(${[...ids]}::bigint[])`})`;
-}
-
 /**
  * The newest dead-letter rows and how many match in total.
  *
@@ -62,16 +57,10 @@ export async function listDeadJobs(db: Kysely<any>, opts: ListDeadJobsOptions = 
   checkFilter(opts);
   const limit = opts.limit ?? 100;
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new ValidationError("limit", "must be an integer in 1..10000");
-  const [rows, count] = await Promise.all([
-    sql<{ id: string; job_id: string; name: string; tag: string; priority: number; kwargs: unknown; attempts: number; last_error: string | null; reason: DeadReason; enqueued_at: Date; dead_at: Date }>`
-      SELECT d.id, d.job_id, d.name, d.tag, d.priority, d.kwargs, d.attempts, d.last_error, d.reason, d.enqueued_at, d.dead_at
-      FROM tether.dead_job d WHERE ${where(opts)}
-      ORDER BY d.dead_at DESC, d.id DESC LIMIT ${limit}`.execute(db),
-    sql<{ n: string }>`SELECT count(*) AS n FROM tether.dead_job d WHERE ${where(opts)}`.execute(db),
-  ]);
+  const { total, rows } = await selectDeadJobs(db, { reason: opts.reason, name: opts.name }, limit);
   return {
-    total: Number(count.rows[0]?.n ?? 0),
-    jobs: rows.rows.map((r) => ({
+    total,
+    jobs: rows.map((r) => ({
       id: String(r.id),
       jobId: String(r.job_id),
       name: r.name,
@@ -102,12 +91,6 @@ export async function retryDeadJobs(db: Kysely<any>, opts: RetryDeadJobsOptions)
     if (!Array.isArray(opts.ids) || opts.ids.length === 0) throw new ValidationError("ids", "must be a non-empty list");
     for (const id of opts.ids) if (typeof id !== "string" || !/^[1-9][0-9]{0,18}$/.test(id)) throw new ValidationError("ids", `invalid dead-job id ${JSON.stringify(id)}`);
   }
-  const r = await sql`
-    WITH moved AS (
-      DELETE FROM tether.dead_job d WHERE ${where(opts, opts.ids)}
-      RETURNING d.name, d.enqueued_at, d.priority, d.tag, d.kwargs, d.last_error
-    )
-    INSERT INTO tether.job (name, enqueued_at, priority, tag, kwargs, attempts, last_error)
-    SELECT name, enqueued_at, priority, tag, kwargs, 0, last_error FROM moved`.execute(db);
-  return { retried: Number(r.numAffectedRows ?? 0) };
+  const retried = await requeueDeadJobs(db, { reason: opts.reason, name: opts.name, ids: opts.ids });
+  return { retried };
 }

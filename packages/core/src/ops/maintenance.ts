@@ -1,6 +1,10 @@
-import { sql, type Kysely } from "kysely";
-import { ValidationError } from "./errors.js";
-import { readQueueGauges, type QueueGauges } from "./queue-gauges.js";
+import type { Kysely } from "kysely";
+import { ValidationError } from "../errors.js";
+import { jobTableTuples, vacuumJobTable } from "../store/job-store.js";
+import { pruneJobStats } from "../store/job-stat-store.js";
+import { insertQueueSample, pruneQueueSamples, recentQueueSampleExists } from "../store/queue-sample-store.js";
+import { setStatementTimeout, tryAdvisoryXactLock } from "../store/session-store.js";
+import { readQueueGauges, type QueueGauges } from "./queue-read-model.js";
 
 /**
  * Work that must run once across N drainer replicas: sampling the queue (the history behind
@@ -75,51 +79,29 @@ export interface MaintenanceResult {
  */
 export async function runMaintenance(db: Kysely<any>, opts: MaintenanceOptions & { now?: Date } = {}): Promise<MaintenanceResult> {
   const o = resolveMaintenanceOptions(opts);
-  const now = opts.now ? sql`${opts.now.toISOString()}::timestamptz` : sql`now()`;
+  const pinned = opts.now ? { now: opts.now } : {};
   const result = await db.transaction().execute(async (trx): Promise<MaintenanceResult> => {
-    await sql`SELECT set_config('statement_timeout', ${String(o.statementTimeoutMs)}, true)`.execute(trx);
-    const lock = await sql<{ got: boolean }>`SELECT pg_try_advisory_xact_lock(${MAINTENANCE_LOCK}) AS got`.execute(trx);
-    if (!lock.rows[0]?.got) return { leader: false, prunedStats: 0, prunedSamples: 0 };
+    await setStatementTimeout(trx, o.statementTimeoutMs);
+    if (!(await tryAdvisoryXactLock(trx, MAINTENANCE_LOCK))) return { leader: false, prunedStats: 0, prunedSamples: 0 };
 
     let sample: QueueGauges | undefined;
-    const recent = await sql<{ recent: boolean }>`
-      SELECT EXISTS (SELECT 1 FROM tether.queue_sample
-                     WHERE at <= ${now} AND at > ${now} - ${o.sampleIntervalMs} * interval '1 millisecond') AS recent`.execute(trx);
-    if (!recent.rows[0]?.recent) {
-      sample = await readQueueGauges(trx, opts.now ? { now: opts.now } : {});
-      await sql`
-        INSERT INTO tether.queue_sample (at, live_length, total_length, expired, parked, oldest_due_age_seconds, lanes)
-        VALUES (${sample.at.toISOString()}::timestamptz, ${sample.liveLength}, ${sample.totalLength}, ${sample.expired},
-                ${sample.parked}, ${sample.oldestDueAgeSeconds}, ${JSON.stringify(sample.lanes)}::jsonb)`.execute(trx);
+    if (!(await recentQueueSampleExists(trx, o.sampleIntervalMs, pinned))) {
+      sample = await readQueueGauges(trx, pinned);
+      await insertQueueSample(trx, sample);
     }
-
-    const stats = await sql`
-      DELETE FROM tether.job_stat WHERE ctid = ANY(ARRAY(
-        SELECT ctid FROM tether.job_stat WHERE at < ${now} - ${o.statRetentionDays} * interval '1 day' LIMIT ${o.pruneLimit}))`.execute(trx);
-    const samples = await sql`
-      DELETE FROM tether.queue_sample WHERE id IN (
-        SELECT id FROM tether.queue_sample WHERE at < ${now} - ${o.sampleRetentionMs} * interval '1 millisecond'
-        ORDER BY at LIMIT ${o.pruneLimit})`.execute(trx);
-    return {
-      leader: true,
-      ...(sample ? { sample } : {}),
-      prunedStats: Number(stats.numAffectedRows ?? 0),
-      prunedSamples: Number(samples.numAffectedRows ?? 0),
-    };
+    const prunedStats = await pruneJobStats(trx, { retentionDays: o.statRetentionDays, limit: o.pruneLimit, ...pinned });
+    const prunedSamples = await pruneQueueSamples(trx, { retentionMs: o.sampleRetentionMs, limit: o.pruneLimit, ...pinned });
+    return { leader: true, ...(sample ? { sample } : {}), prunedStats, prunedSamples };
   });
   if (result.leader && o.vacuumMinDeadTuples > 0 && (await needsVacuum(db, o.vacuumMinDeadTuples))) {
-    // VACUUM cannot run inside a transaction; SKIP_LOCKED makes a rare second leader a no-op.
-    await sql`VACUUM (SKIP_LOCKED, ANALYZE) tether.job`.execute(db);
+    await vacuumJobTable(db);
     result.vacuumed = true;
   }
   return result;
 }
 
+/** Every confirmed job leaves a dead tuple: vacuum once they are many, and a tenth of the live ones. */
 async function needsVacuum(db: Kysely<any>, minDead: number): Promise<boolean> {
-  const r = await sql<{ dead: string; live: string }>`
-    SELECT n_dead_tup AS dead, n_live_tup AS live FROM pg_stat_user_tables
-    WHERE schemaname = 'tether' AND relname = 'job'`.execute(db);
-  const row = r.rows[0];
-  if (!row) return false;
-  return Number(row.dead) >= minDead && Number(row.dead) >= Number(row.live) / 10;
+  const t = await jobTableTuples(db);
+  return t !== undefined && t.dead >= minDead && t.dead >= t.live / 10;
 }

@@ -1,9 +1,11 @@
-import { sql, type Kysely, type RawBuilder } from "kysely";
-import type { Collection } from "./collection.js";
-import { NotFoundError, ValidationError } from "./errors.js";
-import { canonicalEntityId, idColumnType } from "./entity-id.js";
-import { REINDEX_TAG_PREFIX } from "./job.js";
-import { instruments } from "./metrics.js";
+import type { Kysely } from "kysely";
+import type { Collection } from "../collection.js";
+import { NotFoundError, ValidationError } from "../errors.js";
+import { canonicalEntityId } from "../entity-id.js";
+import { REINDEX_TAG_PREFIX } from "../job.js";
+import { instruments } from "../ops/metrics.js";
+import { entityIdsQuery, idColumnType, type EntityFilter } from "../store/collection-store.js";
+import { insertJobsSelecting } from "../store/job-store.js";
 
 /** An admin re-index request. `scope` names one of the collection's reindex scopes, or "all". */
 export interface ReindexRequest {
@@ -81,38 +83,24 @@ export async function enqueueReindex(db: Kysely<any>, collection: Collection<any
     throw new ValidationError("tag", `must start with "${REINDEX_TAG_PREFIX}" (admin work never counts as live traffic)`);
   }
   if (req.force !== undefined && typeof req.force !== "boolean") throw new ValidationError("force", "must be a boolean");
-  const kwargsExtra = req.force ? sql`|| '{"force": true}'::jsonb` : sql``;
-  const table = sql.table(collection.table);
-  const idRef = sql.ref(`t.${collection.idColumn}`);
-
-  let source: RawBuilder<unknown>;
+  let filter: EntityFilter;
   if (scope.kind === "ids") {
     if (!Array.isArray(req.ids) || req.ids.length === 0) throw new ValidationError("ids", "must be a non-empty array");
     if (req.ids.length > MAX_IDS) throw new ValidationError("ids", `at most ${MAX_IDS} ids per request`);
-    const ids = await checkIds(db, collection, req.ids);
-    // Every given id, present or not: a hard-deleted entity still needs its document removed.
-    source = sql`SELECT DISTINCT u.id FROM unnest(${ids}::text[]) AS u(id)`;
+    filter = { kind: "ids", ids: await checkIds(db, collection, req.ids) };
+  } else if (scope.kind === "all") {
+    filter = { kind: "all" };
+  } else if (scope.kind === "equals") {
+    if (typeof req.value !== "string" || req.value.length === 0) throw new ValidationError("value", `scope "${req.scope}" needs a non-empty value`);
+    filter = { kind: "equals", column: scope.column, value: req.value };
   } else {
-    let where: RawBuilder<unknown>;
-    if (scope.kind === "all") where = sql`true`;
-    else if (scope.kind === "equals") {
-      if (typeof req.value !== "string" || req.value.length === 0) throw new ValidationError("value", `scope "${req.scope}" needs a non-empty value`);
-      where = sql`${sql.ref(`t.${scope.column}`)} = ${req.value}`;
-    } else {
-      if (req.from === undefined && req.to === undefined) throw new ValidationError("from", `scope "${req.scope}" needs from and/or to`);
-      const from = req.from === undefined ? undefined : isoOrThrow("from", req.from);
-      const to = req.to === undefined ? undefined : isoOrThrow("to", req.to);
-      if (from && to && from.getTime() >= to.getTime()) throw new ValidationError("to", "must be after from");
-      const col = sql.ref(`t.${scope.column}`);
-      where = sql`${from ? sql`${col} >= ${from.toISOString()}::timestamptz` : sql`true`} AND ${to ? sql`${col} < ${to.toISOString()}::timestamptz` : sql`true`}`;
-    }
-    source = sql`SELECT ${idRef}::text AS id FROM ${table} AS t WHERE ${where}`;
+    if (req.from === undefined && req.to === undefined) throw new ValidationError("from", `scope "${req.scope}" needs from and/or to`);
+    const from = req.from === undefined ? undefined : isoOrThrow("from", req.from);
+    const to = req.to === undefined ? undefined : isoOrThrow("to", req.to);
+    if (from && to && from.getTime() >= to.getTime()) throw new ValidationError("to", "must be after from");
+    filter = { kind: "range", column: scope.column, from, to };
   }
-  const r = await sql`
-    INSERT INTO tether.job (name, priority, tag, kwargs)
-    SELECT ${collection.jobName}, ${priority}, ${tag}, jsonb_build_object('id', s.id) ${kwargsExtra}
-    FROM (${source}) AS s`.execute(db);
-  const enqueued = Number(r.numAffectedRows ?? 0);
+  const enqueued = await insertJobsSelecting(db, { name: collection.jobName, priority, tag, force: req.force === true }, entityIdsQuery(collection, filter));
   if (enqueued === 0 && scope.kind === "equals") {
     // Nothing was inserted, so nothing to roll back; a typo in a user name must not look like success.
     throw new NotFoundError(`${collection.name} with ${scope.column} = ${JSON.stringify(req.value)}`);

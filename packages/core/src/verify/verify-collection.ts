@@ -1,9 +1,9 @@
-import { sql, type Kysely, type RawBuilder } from "kysely";
-import type { Collection } from "./collection.js";
-import { entityHashSql } from "./entity-hash.js";
-import { ValidationError } from "./errors.js";
-import { insertJobs } from "./job-store.js";
-import type { BucketRange, BucketSummary, DownstreamState, Sink, SinkCallOptions } from "./sink.js";
+import type { Kysely } from "kysely";
+import type { Collection } from "../collection.js";
+import { ValidationError } from "../errors.js";
+import { idBounds, rowStates, summarizeRows, type RowState } from "../store/collection-store.js";
+import { insertJobs } from "../store/job-store.js";
+import type { BucketRange, BucketSummary, DownstreamState, Sink, SinkCallOptions } from "../sink.js";
 
 /**
  * Terminology
@@ -81,11 +81,6 @@ export interface VerifyReport {
   durationMs: number;
 }
 
-interface PgState {
-  version: number;
-  live: boolean;
-}
-
 const MIN = Number.MIN_SAFE_INTEGER;
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -102,7 +97,7 @@ function slice(from: number, to: number, step: number): BucketRange[] {
 }
 
 /** What differs for one entity, or undefined when both sides agree. */
-export function classifyDrift(pgRow: PgState | undefined, ds: DownstreamState | undefined): DriftKind | undefined {
+export function classifyDrift(pgRow: RowState | undefined, ds: DownstreamState | undefined): DriftKind | undefined {
   const liveDown = ds !== undefined && !ds.deleted;
   if (!pgRow) return liveDown ? "ghost" : undefined;
   if (!pgRow.live) return liveDown ? "deleted_live" : undefined;
@@ -134,14 +129,6 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
   if (fanout < 2) throw new ValidationError("fanout", "must be at least 2");
   const sinkOpts: SinkCallOptions = { ...opts.sinkOptions, ...(opts.signal ? { signal: opts.signal } : {}) };
 
-  const table = sql.table(collection.table);
-  const id = sql.ref(`t.${collection.idColumn}`);
-  const version = sql.ref(`t.${collection.versionColumn}`);
-  const live: RawBuilder<unknown> = collection.deletedColumn
-    ? sql`(${sql.ref(`t.${collection.deletedColumn}`)} IS NULL OR ${sql.ref(`t.${collection.deletedColumn}`)}::text = 'false')`
-    : sql`true`;
-  const hash = sql.raw(entityHashSql(`t.${collection.idColumn}`, `t.${collection.versionColumn}`));
-
   const report: VerifyReport = {
     collection: collection.name,
     idRange: null,
@@ -155,30 +142,10 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
     durationMs: 0,
   };
 
-  /** Summaries of live rows in contiguous ranges, one query. */
-  async function pgSummaries(ranges: readonly BucketRange[]): Promise<BucketSummary[]> {
-    const bounds = [...ranges.map((r) => String(r.from)), String(ranges[ranges.length - 1]!.to)];
-    const r = await sql<{ b: number; n: string; h: string; v: string }>`
-      SELECT width_bucket(${id}::bigint, ${bounds}::bigint[]) AS b, count(*) AS n,
-             coalesce(sum(${hash}), 0) AS h, coalesce(sum(${version}), 0) AS v
-      FROM ${table} AS t
-      WHERE ${id} >= ${bounds[0]}::bigint AND ${id} < ${bounds[bounds.length - 1]}::bigint AND ${live}
-      GROUP BY 1`.execute(db);
-    const out: BucketSummary[] = ranges.map(() => ({ count: 0, hashSum: 0, versionSum: 0 }));
-    for (const row of r.rows) out[Number(row.b) - 1] = { count: Number(row.n), hashSum: Number(row.h), versionSum: Number(row.v) };
-    return out;
-  }
-
-  async function pgStates(where: RawBuilder<unknown>): Promise<Map<string, PgState>> {
-    const r = await sql<{ id: string; version: string; live: boolean }>`
-      SELECT ${id}::text AS id, ${version}::text AS version, ${live} AS live FROM ${table} AS t WHERE ${where}`.execute(db);
-    return new Map(r.rows.map((x) => [x.id, { version: Number(x.version), live: x.live }]));
-  }
-
   async function compareLeaf(range: BucketRange): Promise<void> {
     report.leavesCompared += 1;
     const [rows, states] = await Promise.all([
-      pgStates(sql`${id} >= ${String(range.from)}::bigint AND ${id} < ${String(range.to)}::bigint`),
+      rowStates(db, collection, { range }),
       sink.listStates(collection.index, range, sinkOpts),
     ]);
     const candidates: string[] = [];
@@ -186,7 +153,7 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
     if (candidates.length === 0) return;
     // Search is near-realtime and live writes go on: re-read both sides (mget is realtime)
     // so only drift that is still there is counted and repaired.
-    const [rows2, states2] = await Promise.all([pgStates(sql`${id} = ANY(${candidates}::bigint[])`), sink.fetchStates(collection.index, candidates, sinkOpts)]);
+    const [rows2, states2] = await Promise.all([rowStates(db, collection, { ids: candidates }), sink.fetchStates(collection.index, candidates, sinkOpts)]);
     const drifted: string[] = [];
     for (const eid of candidates) {
       const kind = classifyDrift(rows2.get(eid), states2.get(eid));
@@ -208,7 +175,7 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
   /** Summarizes contiguous ranges on both sides and descends into those that differ. */
   async function drill(ranges: readonly BucketRange[]): Promise<void> {
     opts.signal?.throwIfAborted();
-    const [mine, theirs] = await Promise.all([pgSummaries(ranges), sink.summarize(collection.index, ranges, sinkOpts)]);
+    const [mine, theirs] = await Promise.all([summarizeRows(db, collection, ranges), sink.summarize(collection.index, ranges, sinkOpts)]);
     report.bucketsCompared += ranges.length;
     for (let i = 0; i < ranges.length; i++) {
       if (!differs(mine[i]!, theirs[i]!)) continue;
@@ -223,13 +190,11 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
   const refresh = (sink as { refreshIndex?: (index: string) => Promise<void> }).refreshIndex;
   if (typeof refresh === "function") await refresh.call(sink, collection.index);
 
-  const b = await sql<{ lo: string | null; hi: string | null }>`SELECT min(${id})::text AS lo, max(${id})::text AS hi FROM ${table} AS t`.execute(db);
-  const lo = b.rows[0]?.lo;
-  const hi = b.rows[0]?.hi;
+  const { lo, hi } = await idBounds(db, collection);
   // Top level: aligned buckets over Postgres's id range, plus one open-ended bucket on each
   // side for documents whose ids Postgres does not have at all.
   let groups: BucketRange[][];
-  if (lo === null || lo === undefined || hi === null || hi === undefined) {
+  if (lo === null || hi === null) {
     groups = [[{ from: MIN, to: MAX }]];
   } else {
     const from = Math.floor(Number(lo) / bucketSize) * bucketSize;

@@ -1,0 +1,207 @@
+import type { Kysely } from "kysely";
+import { REINDEX_TAG_PREFIX } from "../job.js";
+import { aggregateDeadJobs } from "../store/dead-job-store.js";
+import { aggregateJobs } from "../store/job-store.js";
+import { pausedLanes, type PausedLane } from "../store/paused-lane-store.js";
+import type { LaneLength, QueueSampleFigures } from "../store/queue-sample-store.js";
+
+/**
+ * The queue read model: every figure `/admin/queue`, `tether status`, `/metrics` (through the
+ * maintenance sample) and the alerts report about tether.job and tether.dead_job is computed
+ * here, once, by `readQueue`. `queueStats` and `readQueueGauges` are two views of it. The
+ * definitions are documented in docs/queue-figures.md; keep the two in step.
+ */
+
+/** True for tags of live traffic; tags starting with "reindex" are admin work. */
+export function isLiveTag(tag: string): boolean {
+  return !tag.startsWith(REINDEX_TAG_PREFIX);
+}
+
+/** Counts of the live table for one lane, tag or priority. */
+export interface QueueCounts {
+  /** Rows in tether.job. */
+  total: number;
+  /** Claimable now: scheduled_at <= now and expires_at > now. */
+  due: number;
+  /** Not yet due (grace period, backoff): scheduled_at > now and expires_at > now. */
+  future: number;
+  /** Past expires_at but not yet swept to tether.dead_job. */
+  expired: number;
+}
+
+/** Counts of the dead-letter table for one lane, tag or priority. */
+export interface DeadCounts {
+  /** tether.dead_job rows with reason "parked" (a permanent failure, unknown name, bad kwargs). */
+  parked: number;
+  /** tether.dead_job rows with reason "expired" (swept after expires_at). */
+  expired: number;
+}
+
+export type GroupCounts = QueueCounts & { dead: DeadCounts };
+
+export type { LaneLength, PausedLane };
+
+/** Every figure of the queue at one instant. */
+export interface QueueReadModel extends QueueCounts {
+  /** The database clock the counts were taken at (or the pinned `now`). */
+  at: Date;
+  /** Expired jobs still in tether.job plus those swept to tether.dead_job. */
+  expiredTotal: number;
+  /** tether.dead_job rows with reason "expired". */
+  expiredDead: number;
+  /** tether.dead_job rows with reason "parked". */
+  parked: number;
+  /** Unexpired jobs (due or not) of live tags. */
+  liveLength: number;
+  /** Unexpired jobs of every tag, re-index included. */
+  totalLength: number;
+  /**
+   * Seconds the oldest unexpired live (non-reindex) job has waited for the downstream; null when
+   * none waits. A job never attempted waits since it became due (scheduled_at). A job that failed
+   * and is backing off has had scheduled_at moved forward, so it waits since it was enqueued (an
+   * over-estimate by at most the write path's grace period): a downstream outage keeps this
+   * figure growing although every retry reschedules. Paused lanes count; re-index work does not.
+   */
+  oldestDueAgeSeconds: number | null;
+  lanes: LaneLength[];
+  byName: ({ name: string } & GroupCounts)[];
+  byTag: ({ tag: string } & GroupCounts)[];
+  byPriority: ({ priority: number } & GroupCounts)[];
+  paused: PausedLane[];
+}
+
+export interface QueueStatsOptions {
+  /** Pin the clock (tests). Defaults to the database's now(). */
+  now?: Date;
+}
+
+const emptyGroup = (): GroupCounts => ({ total: 0, due: 0, future: 0, expired: 0, dead: { parked: 0, expired: 0 } });
+
+/**
+ * Reads the queue in three statements: one GROUPING SETS scan of tether.job, one of
+ * tether.dead_job, and the paused lanes. Every count is computed in Postgres; JS only merges the
+ * handful of group rows.
+ *
+ * @example
+ * const q = await readQueue(db);
+ * console.log(q.liveLength, q.oldestDueAgeSeconds, q.byTag);
+ */
+export async function readQueue(db: Kysely<any>, opts: QueueStatsOptions = {}): Promise<QueueReadModel> {
+  const [jobs, dead, paused] = await Promise.all([aggregateJobs(db, opts), aggregateDeadJobs(db), pausedLanes(db)]);
+  const groups = { name: new Map<string, GroupCounts>(), tag: new Map<string, GroupCounts>(), priority: new Map<string, GroupCounts>() };
+  const group = (dim: keyof typeof groups, key: string) => {
+    let g = groups[dim].get(key);
+    if (!g) groups[dim].set(key, (g = emptyGroup()));
+    return g;
+  };
+  const lanes: LaneLength[] = [];
+  let all: (typeof jobs)[number] | undefined;
+  let oldest: number | null = null;
+  for (const r of jobs) {
+    const counts = { total: r.total, due: r.due, future: r.future, expired: r.expired };
+    if (r.dim === "all") all = r;
+    else if (r.dim === "lane") {
+      if (r.total > r.expired) lanes.push({ name: r.name!, tag: r.tag!, priority: r.priority!, length: r.total - r.expired, due: r.due });
+      if (isLiveTag(r.tag!) && r.oldestWaitSeconds !== null) oldest = Math.max(oldest ?? 0, r.oldestWaitSeconds);
+    } else if (r.dim === "priority") Object.assign(group("priority", String(r.priority)), counts);
+    else Object.assign(group(r.dim, r.dim === "name" ? r.name! : r.tag!), counts);
+  }
+  let deadTotals: DeadCounts = { parked: 0, expired: 0 };
+  for (const r of dead) {
+    const counts = { parked: r.parked, expired: r.expired };
+    if (r.dim === "all") deadTotals = counts;
+    else if (r.key !== null) group(r.dim, r.key).dead = counts;
+  }
+  lanes.sort((a, b) => a.name.localeCompare(b.name) || a.tag.localeCompare(b.tag) || a.priority - b.priority);
+  const sorted = (dim: keyof typeof groups) =>
+    [...groups[dim].entries()].sort(([a], [b]) => (dim === "priority" ? Number(a) - Number(b) : a.localeCompare(b)));
+  const expiredInQueue = all?.expired ?? 0;
+  return {
+    at: all?.at ?? opts.now ?? new Date(),
+    total: all?.total ?? 0,
+    due: all?.due ?? 0,
+    future: all?.future ?? 0,
+    expired: expiredInQueue,
+    expiredTotal: expiredInQueue + deadTotals.expired,
+    expiredDead: deadTotals.expired,
+    parked: deadTotals.parked,
+    liveLength: lanes.filter((l) => isLiveTag(l.tag)).reduce((a, l) => a + l.length, 0),
+    totalLength: lanes.reduce((a, l) => a + l.length, 0),
+    oldestDueAgeSeconds: oldest === null ? null : Math.max(0, Math.round(oldest * 1000) / 1000),
+    lanes,
+    byName: sorted("name").map(([name, g]) => ({ name, ...g })),
+    byTag: sorted("tag").map(([tag, g]) => ({ tag, ...g })),
+    byPriority: sorted("priority").map(([p, g]) => ({ priority: Number(p), ...g })),
+    paused,
+  };
+}
+
+/** The view `/admin/queue` and `tether status` print. */
+export interface QueueStats {
+  /** `at` as an ISO string. */
+  at: string;
+  total: number;
+  due: number;
+  future: number;
+  /** `expiredTotal`. */
+  expired: number;
+  /** `expired`: past expires_at, still in tether.job. */
+  expiredInQueue: number;
+  expiredDead: number;
+  parked: number;
+  oldestDueAgeSeconds: number | null;
+  byName: ({ name: string } & GroupCounts)[];
+  byTag: ({ tag: string } & GroupCounts)[];
+  byPriority: ({ priority: number } & GroupCounts)[];
+  paused: PausedLane[];
+}
+
+/**
+ * Queue health for operators, from the read model.
+ *
+ * @example
+ * const s = await queueStats(db);
+ * console.log(s.due, s.oldestDueAgeSeconds, s.byTag);
+ */
+export async function queueStats(db: Kysely<any>, opts: QueueStatsOptions = {}): Promise<QueueStats> {
+  const q = await readQueue(db, opts);
+  return {
+    at: q.at.toISOString(),
+    total: q.total,
+    due: q.due,
+    future: q.future,
+    expired: q.expiredTotal,
+    expiredInQueue: q.expired,
+    expiredDead: q.expiredDead,
+    parked: q.parked,
+    oldestDueAgeSeconds: q.oldestDueAgeSeconds,
+    byName: q.byName,
+    byTag: q.byTag,
+    byPriority: q.byPriority,
+    paused: q.paused,
+  };
+}
+
+/** The view the gauges and the alerts use, and what a maintenance sample records. */
+export type QueueGauges = QueueSampleFigures;
+
+/**
+ * The gauge figures of the read model: `oldestDueAgeSeconds` is 0 when none waits (a gauge has
+ * no null), `expired` is `expiredTotal`.
+ *
+ * @example
+ * const g = await readQueueGauges(db);
+ * console.log(g.liveLength, g.parked);
+ */
+export async function readQueueGauges(db: Kysely<any>, opts: QueueStatsOptions = {}): Promise<QueueGauges> {
+  const q = await readQueue(db, opts);
+  return {
+    at: q.at,
+    lanes: q.lanes,
+    liveLength: q.liveLength,
+    totalLength: q.totalLength,
+    expired: q.expiredTotal,
+    parked: q.parked,
+    oldestDueAgeSeconds: q.oldestDueAgeSeconds ?? 0,
+  };
+}

@@ -1,0 +1,152 @@
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import type { Collection } from "../collection.js";
+import { entityHashSql } from "../verify/entity-hash.js";
+import type { BucketRange, BucketSummary } from "../sink.js";
+
+/**
+ * Every statement core issues on the application's own tables lives here, written against the
+ * collection's declaration (table, id, version and deleted columns) and never a literal name.
+ */
+
+type Db = Kysely<any>;
+type Row = Record<string, unknown>;
+
+/** The SQL type of a collection's id column (e.g. "bigint", "uuid", "text"); undefined if the table is missing. */
+export async function idColumnType(db: Db, collection: Collection<any>): Promise<string | undefined> {
+  const r = await sql<{ type: string }>`
+    SELECT format_type(a.atttypid, NULL) AS type FROM pg_attribute a
+    WHERE a.attrelid = to_regclass(${collection.table}) AND a.attname = ${collection.idColumn} AND NOT a.attisdropped`.execute(db);
+  return r.rows[0]?.type;
+}
+
+/** The id column's own type for a cast (so the primary key index is used); text when unknown. */
+function idCast(type: string | undefined): RawBuilder<unknown> {
+  return sql.raw(type && /^[a-z][a-z0-9 ]*$/.test(type) ? type : "text");
+}
+
+const nextVersion = (collection: Collection<any>) => sql`${sql.ref(collection.versionColumn)} + 1`;
+
+/** The rows with these ids, by id as text (a hard-deleted entity is simply absent). */
+export async function loadRows(trx: Db, collection: Collection<any>, ids: readonly string[]): Promise<Map<string, Row>> {
+  const found = await trx.selectFrom(collection.table).selectAll().where(sql<boolean>`${sql.ref(collection.idColumn)} = ANY(${ids})`).execute();
+  return new Map(found.map((r) => [String((r as Row)[collection.idColumn]), r as Row]));
+}
+
+/**
+ * Raises rows' versions, each only if the row still has the version it was read at (so a
+ * write that committed meanwhile wins); returns the ids raised.
+ */
+export async function bumpVersions(
+  trx: Db,
+  collection: Collection<any>,
+  idType: string | undefined,
+  bumps: readonly { id: string; version: number; seen: number }[],
+): Promise<Set<string>> {
+  if (bumps.length === 0) return new Set();
+  const r = await sql<{ id: string }>`UPDATE ${sql.table(collection.table)} t SET ${sql.ref(collection.versionColumn)} = u.v
+    FROM unnest(${bumps.map((b) => b.id)}::text[], ${bumps.map((b) => b.version)}::bigint[], ${bumps.map((b) => b.seen)}::bigint[]) AS u(id, v, seen)
+    WHERE t.${sql.ref(collection.idColumn)} = u.id::${idCast(idType)} AND t.${sql.ref(collection.versionColumn)} = u.seen
+    RETURNING u.id`.execute(trx);
+  return new Set(r.rows.map((x) => x.id));
+}
+
+/** Inserts a row at version 1. */
+export async function insertRow(trx: Db, collection: Collection<any>, values: Row): Promise<Row> {
+  return (await trx.insertInto(collection.table).values({ ...values, [collection.versionColumn]: 1 }).returningAll().executeTakeFirstOrThrow()) as Row;
+}
+
+/** Applies `patch` to a live row and bumps its version in the same statement; undefined when there is no live row. */
+export async function updateRow(trx: Db, collection: Collection<any>, id: unknown, patch: Row): Promise<Row | undefined> {
+  let q = trx.updateTable(collection.table).set({ ...patch, [collection.versionColumn]: nextVersion(collection) }).where(collection.idColumn, "=", id);
+  if (collection.deletedColumn) q = q.where(collection.deletedColumn, "is", null);
+  return (await q.returningAll().executeTakeFirst()) as Row | undefined;
+}
+
+/** Marks a live row deleted (now) and bumps its version; undefined when there is no live row. */
+export async function softDeleteRow(trx: Db, collection: Collection<any>, deletedColumn: string, id: unknown): Promise<Row | undefined> {
+  return (await trx
+    .updateTable(collection.table)
+    .set({ [deletedColumn]: sql`now()`, [collection.versionColumn]: nextVersion(collection) })
+    .where(collection.idColumn, "=", id)
+    .where(deletedColumn, "is", null)
+    .returningAll()
+    .executeTakeFirst()) as Row | undefined;
+}
+
+/** Deletes a row; returns it as it was, or undefined when there was none. */
+export async function hardDeleteRow(trx: Db, collection: Collection<any>, id: unknown): Promise<Row | undefined> {
+  return (await trx.deleteFrom(collection.table).where(collection.idColumn, "=", id).returningAll().executeTakeFirst()) as Row | undefined;
+}
+
+/** A filter of a re-index request, already validated. */
+export type EntityFilter =
+  | { kind: "all" }
+  | { kind: "equals"; column: string; value: string }
+  | { kind: "range"; column: string; from?: Date | undefined; to?: Date | undefined }
+  /** Every given id, present or not: a hard-deleted entity still needs its document removed. */
+  | { kind: "ids"; ids: readonly string[] };
+
+/** A query yielding one `id` (text) per entity matching `filter`, soft-deleted rows included. */
+export function entityIdsQuery(collection: Collection<any>, filter: EntityFilter): RawBuilder<unknown> {
+  if (filter.kind === "ids") return sql`SELECT DISTINCT u.id FROM unnest(${[...filter.ids]}::text[]) AS u(id)`;
+  let where: RawBuilder<unknown>;
+  if (filter.kind === "all") where = sql`true`;
+  else if (filter.kind === "equals") where = sql`${sql.ref(`t.${filter.column}`)} = ${filter.value}`;
+  else {
+    const col = sql.ref(`t.${filter.column}`);
+    where = sql`${filter.from ? sql`${col} >= ${filter.from.toISOString()}::timestamptz` : sql`true`} AND ${filter.to ? sql`${col} < ${filter.to.toISOString()}::timestamptz` : sql`true`}`;
+  }
+  return sql`SELECT ${sql.ref(`t.${collection.idColumn}`)}::text AS id FROM ${sql.table(collection.table)} AS t WHERE ${where}`;
+}
+
+/** What Postgres holds for one entity, as anti-entropy compares it. */
+export interface RowState {
+  version: number;
+  live: boolean;
+}
+
+/** Column expressions of the anti-entropy queries (integer ids only). */
+function verifyColumns(collection: Collection<any>) {
+  return {
+    table: sql.table(collection.table),
+    id: sql.ref(`t.${collection.idColumn}`),
+    version: sql.ref(`t.${collection.versionColumn}`),
+    live: collection.deletedColumn
+      ? sql`(${sql.ref(`t.${collection.deletedColumn}`)} IS NULL OR ${sql.ref(`t.${collection.deletedColumn}`)}::text = 'false')`
+      : sql`true`,
+    hash: sql.raw(entityHashSql(`t.${collection.idColumn}`, `t.${collection.versionColumn}`)),
+  };
+}
+
+/** Lowest and highest id, as text; nulls when the table is empty. */
+export async function idBounds(db: Db, collection: Collection<any>): Promise<{ lo: string | null; hi: string | null }> {
+  const { table, id } = verifyColumns(collection);
+  const b = await sql<{ lo: string | null; hi: string | null }>`SELECT min(${id})::text AS lo, max(${id})::text AS hi FROM ${table} AS t`.execute(db);
+  return { lo: b.rows[0]?.lo ?? null, hi: b.rows[0]?.hi ?? null };
+}
+
+/** Summaries (count, hash sum, version sum) of live rows in contiguous ranges, one query. */
+export async function summarizeRows(db: Db, collection: Collection<any>, ranges: readonly BucketRange[]): Promise<BucketSummary[]> {
+  const { table, id, version, live, hash } = verifyColumns(collection);
+  const bounds = [...ranges.map((r) => String(r.from)), String(ranges[ranges.length - 1]!.to)];
+  const r = await sql<{ b: number; n: string; h: string; v: string }>`
+    SELECT width_bucket(${id}::bigint, ${bounds}::bigint[]) AS b, count(*) AS n,
+           coalesce(sum(${hash}), 0) AS h, coalesce(sum(${version}), 0) AS v
+    FROM ${table} AS t
+    WHERE ${id} >= ${bounds[0]}::bigint AND ${id} < ${bounds[bounds.length - 1]}::bigint AND ${live}
+    GROUP BY 1`.execute(db);
+  const out: BucketSummary[] = ranges.map(() => ({ count: 0, hashSum: 0, versionSum: 0 }));
+  for (const row of r.rows) out[Number(row.b) - 1] = { count: Number(row.n), hashSum: Number(row.h), versionSum: Number(row.v) };
+  return out;
+}
+
+/** Version and liveness of every row in `range` (or with one of `ids`), by id as text. */
+export async function rowStates(db: Db, collection: Collection<any>, where: { range: BucketRange } | { ids: readonly string[] }): Promise<Map<string, RowState>> {
+  const { table, id, version, live } = verifyColumns(collection);
+  const cond = "range" in where
+    ? sql`${id} >= ${String(where.range.from)}::bigint AND ${id} < ${String(where.range.to)}::bigint`
+    : sql`${id} = ANY(${[...where.ids]}::bigint[])`;
+  const r = await sql<{ id: string; version: string; live: boolean }>`
+    SELECT ${id}::text AS id, ${version}::text AS version, ${live} AS live FROM ${table} AS t WHERE ${cond}`.execute(db);
+  return new Map(r.rows.map((x) => [x.id, { version: Number(x.version), live: x.live }]));
+}
