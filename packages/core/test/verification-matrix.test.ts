@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { defineCollection, planEntity, isConfirmed, backoffDelay, entityHash } from "../src/index.js";
+import {
+  classifyDrift,
+  defineCollection,
+  DOWNSTREAM_CELLS,
+  downstreamCell,
+  isConfirmed,
+  planEntity,
+  POSTGRES_STATES,
+  readBackVerdict,
+  type DownstreamCell,
+  type DownstreamState,
+  type DriftKind,
+  type PostgresState,
+} from "../src/index.js";
 
 interface Row {
   id: string;
@@ -63,25 +76,100 @@ describe("planning one entity", () => {
   });
 });
 
-describe("collections", () => {
-  it("reject identifiers that could smuggle SQL, naming the field", () => {
-    expect(() => defineCollection({ name: "x", table: "x; drop table y", index: "x", toDocument: () => ({}) })).toThrow(/collection.table/);
-    expect(() => defineCollection({ name: "x", table: "x", index: "x", toDocument: () => ({}), reindexScopes: { u: { kind: "equals", column: "a b" } } })).toThrow(
-      /reindexScopes.u.column/,
-    );
-  });
-});
+// Every cell of the table in verification-matrix.ts's header, for a row at version 5 (a
+// hard-delete job carrying version 7 where there is no row). `normal` and `forced` are the
+// write the drainer plans ("confirm" when none); `confirms` is the version a read-back must find.
+const V = 5;
+type Write = "confirm" | `${"index" | "tombstone" | "delete"} ${number}${" bump" | ""}`;
+interface Cell {
+  pg: PostgresState;
+  ds: DownstreamCell;
+  normal: Write;
+  forced: Write;
+  drift: DriftKind | undefined;
+}
+const MATRIX: Cell[] = [
+  { pg: "absent", ds: "nothing", normal: "confirm", forced: "confirm", drift: undefined },
+  { pg: "absent", ds: "document_older", normal: "delete 7", forced: "delete 7", drift: "ghost" },
+  { pg: "absent", ds: "document_equal", normal: "delete 7", forced: "delete 7", drift: "ghost" },
+  { pg: "absent", ds: "document_newer", normal: "delete 9", forced: "delete 9", drift: "ghost" },
+  { pg: "absent", ds: "tombstone_older", normal: "delete 7", forced: "delete 7", drift: undefined },
+  { pg: "absent", ds: "tombstone_equal", normal: "delete 7", forced: "delete 7", drift: undefined },
+  { pg: "absent", ds: "tombstone_newer", normal: "delete 9", forced: "delete 9", drift: undefined },
+  { pg: "live", ds: "nothing", normal: "index 5", forced: "index 5", drift: "missing" },
+  { pg: "live", ds: "document_older", normal: "index 5", forced: "index 5", drift: "stale" },
+  { pg: "live", ds: "document_equal", normal: "confirm", forced: "index 5", drift: undefined },
+  { pg: "live", ds: "document_newer", normal: "index 9 bump", forced: "index 9 bump", drift: "stale" },
+  { pg: "live", ds: "tombstone_older", normal: "index 5", forced: "index 5", drift: "missing" },
+  { pg: "live", ds: "tombstone_equal", normal: "index 6 bump", forced: "index 6 bump", drift: "missing" },
+  { pg: "live", ds: "tombstone_newer", normal: "index 9 bump", forced: "index 9 bump", drift: "missing" },
+  { pg: "deleted", ds: "nothing", normal: "tombstone 5", forced: "tombstone 5", drift: undefined },
+  { pg: "deleted", ds: "document_older", normal: "tombstone 5", forced: "tombstone 5", drift: "deleted_live" },
+  { pg: "deleted", ds: "document_equal", normal: "tombstone 6", forced: "tombstone 6", drift: "deleted_live" },
+  { pg: "deleted", ds: "document_newer", normal: "tombstone 9", forced: "tombstone 9", drift: "deleted_live" },
+  { pg: "deleted", ds: "tombstone_older", normal: "tombstone 5", forced: "tombstone 5", drift: undefined },
+  { pg: "deleted", ds: "tombstone_equal", normal: "confirm", forced: "tombstone 5", drift: undefined },
+  { pg: "deleted", ds: "tombstone_newer", normal: "confirm", forced: "tombstone 9", drift: undefined },
+];
 
-describe("backoff and hashes", () => {
-  it("grows exponentially within the jitter band and stops at the cap", () => {
-    expect(backoffDelay(0, { baseMs: 1000 }, () => 0)).toBe(500);
-    expect(backoffDelay(3, { baseMs: 1000 }, () => 0.999)).toBeLessThan(12_000);
-    expect(backoffDelay(3, { baseMs: 1000 }, () => 0)).toBe(4000);
-    expect(backoffDelay(40, { baseMs: 1000, maxMs: 60_000 }, () => 0.5)).toBe(60_000);
+/** A downstream state in `cell` against version V (older = 3, equal = V, newer = 8). */
+function downstreamIn(cell: DownstreamCell): DownstreamState | undefined {
+  if (cell === "nothing") return undefined;
+  const [kind, rel] = cell.split("_") as ["document" | "tombstone", "older" | "equal" | "newer"];
+  return { deleted: kind === "tombstone", version: rel === "older" ? 3 : rel === "equal" ? V : 8 };
+}
+const rowIn = (pg: PostgresState): Row | undefined => (pg === "absent" ? undefined : pg === "live" ? live(V) : dead(V));
+
+function describeWrite(pg: PostgresState, cell: DownstreamCell, force: boolean): Write {
+  const p = planEntity({ collection: c, id: "1", row: rowIn(pg), downstream: downstreamIn(cell), force, deleteVersion: 7 });
+  if (p.action === "confirm") return "confirm";
+  return `${p.op.kind} ${p.op.version}${p.bumpVersionTo !== undefined ? " bump" : ""}` as Write;
+}
+
+describe("the verification matrix", () => {
+  it("lists every Postgres state × downstream state once", () => {
+    const cells = MATRIX.map((m) => `${m.pg}/${m.ds}`);
+    expect(new Set(cells).size).toBe(cells.length);
+    expect(cells.sort()).toEqual(POSTGRES_STATES.flatMap((pg) => DOWNSTREAM_CELLS.map((ds) => `${pg}/${ds}`)).sort());
+    for (const ds of DOWNSTREAM_CELLS) expect(downstreamCell(downstreamIn(ds), V)).toBe(ds);
   });
 
-  it("hashes (id, version) into 28 bits, differently per version", () => {
-    expect(entityHash("1", 1)).not.toBe(entityHash("1", 2));
-    expect(entityHash("42", 7)).toBeLessThan(2 ** 28);
+  describe.each(MATRIX)("Postgres $pg, downstream $ds", (m) => {
+    it(`plans "${m.normal}" for a normal job`, () => {
+      expect(describeWrite(m.pg, m.ds, false)).toBe(m.normal);
+    });
+
+    it(`plans "${m.forced}" for a forced job`, () => {
+      expect(describeWrite(m.pg, m.ds, true)).toBe(m.forced);
+    });
+
+    it("confirms on read-back exactly what it wrote, and nothing else", () => {
+      const p = planEntity({ collection: c, id: "1", row: rowIn(m.pg), downstream: downstreamIn(m.ds), force: true, deleteVersion: 7 });
+      if (p.action === "confirm") {
+        expect(m.pg).toBe("absent");
+        expect(isConfirmed(c, undefined, undefined)).toBe(true);
+        return;
+      }
+      const wrote: DownstreamState | undefined = p.op.kind === "delete" ? undefined : { version: p.op.version, deleted: p.op.kind === "tombstone" };
+      const row = rowIn(m.pg);
+      expect(readBackVerdict(c, row, p.op, wrote)).toEqual({ confirmed: true });
+      // What was there before the write does not confirm it (unless it already equals it).
+      const stale = downstreamIn(m.ds);
+      const sameAsWritten = stale?.deleted === wrote?.deleted && (stale?.version === wrote?.version || (wrote?.deleted === true && (stale?.version ?? 0) >= wrote.version));
+      if (!sameAsWritten) expect(readBackVerdict(c, row, p.op, stale).confirmed).toBe(false);
+    });
+
+    it(`classifies the drift as ${m.drift ?? "none"}`, () => {
+      const row = m.pg === "absent" ? undefined : { version: V, live: m.pg === "live" };
+      expect(classifyDrift(row, downstreamIn(m.ds))).toBe(m.drift);
+    });
+  });
+
+  it("bumps past a delete marker that refused a write and left nothing readable", () => {
+    const op = { kind: "index" as const, id: "1", version: V, document: { t: "x" } };
+    expect(readBackVerdict(c, live(V), op, undefined, 12)).toMatchObject({ confirmed: false, bumpVersionTo: 13 });
+    // Without a conflict, or after a delete, nothing is bumped: the retry alone repairs it.
+    expect(readBackVerdict(c, live(V), op, undefined)).not.toHaveProperty("bumpVersionTo");
+    expect(readBackVerdict(c, undefined, { kind: "delete", id: "1", version: 7 }, { version: 8, deleted: false }, 8)).not.toHaveProperty("bumpVersionTo");
   });
 });

@@ -207,24 +207,24 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     for (;;) {
       const width = Math.min(this.options.concurrency, (opts.maxPasses ?? Number.POSITIVE_INFINITY) - passes);
       if (width <= 0) break;
-      const wave = await this.wave(width);
-      passes += wave.length;
-      for (const r of wave) {
+      const results = await this.passesSideBySide(width);
+      passes += results.length;
+      for (const r of results) {
         for (const k of Object.keys(emptyCounts()) as (keyof DrainCounts)[]) total[k] += r[k];
         opts.onPass?.(r);
       }
       total.durationMs = performance.now() - started;
-      const failed = wave.find((r) => r.error);
+      const failed = results.find((r) => r.error);
       if (failed) return { ...total, error: failed.error! };
-      if (wave.every((r) => r.claimed === 0)) break;
+      if (results.every((r) => r.claimed === 0)) break;
       // Passes that only retried (nothing confirmed, nothing parked) would spin: stop and let the backoff work.
-      if (wave.every((r) => r.claimed === r.retried && r.claimed < this.options.batchSize)) break;
+      if (results.every((r) => r.claimed === r.retried && r.claimed < this.options.batchSize)) break;
     }
     return total;
   }
 
   /** `width` passes side by side. */
-  private wave(width: number): Promise<DrainResult[]> {
+  private passesSideBySide(width: number): Promise<DrainResult[]> {
     return Promise.all(Array.from({ length: width }, () => this.drainOnce()));
   }
 
@@ -237,13 +237,13 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     this.loop = (async () => {
       let width = 1;
       while (!this.stopping) {
-        const wave = await this.wave(width);
+        const results = await this.passesSideBySide(width);
         // A failed pass is logged and retried by the loop; an "error" event nobody listens to
         // would throw and kill the process (the very outage the loop exists to ride out).
-        for (const r of wave) if (r.error && this.listenerCount("error") > 0) this.emit("error", new Error(r.error));
+        for (const r of results) if (r.error && this.listenerCount("error") > 0) this.emit("error", new Error(r.error));
         if (this.stopping) break;
         // Full batches: there is more, go again at once, with every pass we are allowed.
-        const more = wave.some((r) => !r.error && r.claimed >= this.options.batchSize);
+        const more = results.some((r) => !r.error && r.claimed >= this.options.batchSize);
         width = more ? this.options.concurrency : 1;
         if (more) continue;
         const jitter = 1 + (Math.random() * 2 - 1) * this.options.intervalJitter;

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Collection } from "../collection.js";
 import { entityHashSql } from "../verify/entity-hash.js";
 import type { BucketRange, BucketSummary } from "../sink.js";
+import type { RowState } from "../verify/verification-matrix.js";
 
 /**
  * Every statement core issues on the application's own tables lives here, written against the
@@ -99,11 +100,6 @@ export function entityIdsQuery(collection: Collection<any>, filter: EntityFilter
   return sql`SELECT ${sql.ref(`t.${collection.idColumn}`)}::text AS id FROM ${sql.table(collection.table)} AS t WHERE ${where}`;
 }
 
-/** What Postgres holds for one entity, as anti-entropy compares it. */
-export interface RowState {
-  version: number;
-  live: boolean;
-}
 
 /** Column expressions of the anti-entropy queries (integer ids only). */
 function verifyColumns(collection: Collection<any>) {

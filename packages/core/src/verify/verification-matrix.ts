@@ -1,7 +1,76 @@
 import type { Collection } from "../collection.js";
 import type { DownstreamState, SinkOperation } from "../sink.js";
 
+/**
+ * The verification matrix: for one entity, what Postgres holds × what the downstream holds ×
+ * the job's kind → what the drainer writes, when the job is confirmed, and how `tether verify`
+ * names the drift. Pure: no I/O. The drainer (../drain/collection-pass.ts) and anti-entropy
+ * (./verify-collection.ts) both decide through this module and nowhere else.
+ *
+ * v = the row's version, w = the downstream's version, d = the version a hard-delete job carries.
+ * "bump" = raise the row's version to w+1 first (only if the row still has v), then write at w+1.
+ *
+ * | Postgres        | downstream      | normal job          | forced job               | confirmed when (read back)    | drift        |
+ * | --------------- | --------------- | ------------------- | ------------------------ | ----------------------------- | ------------ |
+ * | no row          | nothing         | confirm             | confirm                  | nothing there                 | —            |
+ * | no row          | document, any w | delete at max(w+1,d)| delete at max(w+1,d)     | nothing there                 | ghost        |
+ * | no row          | tombstone, any w| delete at max(w+1,d)| delete at max(w+1,d)     | nothing there                 | —            |
+ * | live v          | nothing         | index at v          | index at v (force)       | document at exactly v         | missing      |
+ * | live v          | document w < v  | index at v          | index at v (force)       | document at exactly v         | stale        |
+ * | live v          | document w = v  | confirm             | index at v (force)       | document at exactly v         | —            |
+ * | live v          | document w > v  | bump, index at w+1  | bump, index at w+1       | document at exactly w+1       | stale        |
+ * | live v          | tombstone w < v | index at v          | index at v (force)       | document at exactly v         | missing      |
+ * | live v          | tombstone w = v | bump, index at w+1  | bump, index at w+1       | document at exactly w+1       | missing      |
+ * | live v          | tombstone w > v | bump, index at w+1  | bump, index at w+1       | document at exactly w+1       | missing      |
+ * | soft-deleted v  | nothing         | tombstone at v      | tombstone at v (force)   | tombstone at ≥ the written v  | —            |
+ * | soft-deleted v  | document w < v  | tombstone at v      | tombstone at v (force)   | tombstone at ≥ the written v  | deleted_live |
+ * | soft-deleted v  | document w = v  | tombstone at v+1    | tombstone at v+1 (force) | tombstone at ≥ the written v  | deleted_live |
+ * | soft-deleted v  | document w > v  | tombstone at w+1    | tombstone at w+1 (force) | tombstone at ≥ the written v  | deleted_live |
+ * | soft-deleted v  | tombstone w < v | tombstone at v      | tombstone at v (force)   | tombstone at ≥ the written v  | —            |
+ * | soft-deleted v  | tombstone w = v | confirm             | tombstone at v (force)   | tombstone at ≥ the written v  | —            |
+ * | soft-deleted v  | tombstone w > v | confirm             | tombstone at w+1 (force) | tombstone at ≥ the written v  | —            |
+ *
+ * Why these cells:
+ * - A live row is equal only to a live document at its own version; a soft-deleted row only to
+ *   a tombstone at or above its version (a tombstone, not mere absence, is what stops a late
+ *   older write resurrecting it); a hard-deleted row only to nothing.
+ * - External versioning refuses a write at or below what the downstream holds: a downstream
+ *   ahead of Postgres (edited behind tether's back) is overtaken by bumping the row first, and a
+ *   tombstone over a live document at the same version goes one past it.
+ * - The job's outcome is "up_to_date" when confirmed without a write, else "repaired" (live
+ *   row), "deleted_downstream" (deleted row) or "forced".
+ * - On read-back, a write refused as older (a conflict) that left nothing readable met a delete
+ *   marker made behind tether's back (kept for index.gc_deletes): the row is bumped past the
+ *   marker so the retry is not refused again (`readBackVerdict`).
+ * - Drift (anti-entropy) compares live entities only: a deleted entity that is absent or a
+ *   tombstone downstream, or a tombstone for a row that is gone, is not drift.
+ */
+
 export type WriteOutcome = "repaired" | "forced" | "deleted_downstream";
+
+/** What Postgres holds for one entity. */
+export type PostgresState = "absent" | "live" | "deleted";
+
+/** What the downstream holds for one entity, relative to the row's version. */
+export type DownstreamCell = "nothing" | "document_older" | "document_equal" | "document_newer" | "tombstone_older" | "tombstone_equal" | "tombstone_newer";
+
+export const POSTGRES_STATES: readonly PostgresState[] = ["absent", "live", "deleted"];
+export const DOWNSTREAM_CELLS: readonly DownstreamCell[] = [
+  "nothing",
+  "document_older",
+  "document_equal",
+  "document_newer",
+  "tombstone_older",
+  "tombstone_equal",
+  "tombstone_newer",
+];
+
+/** The downstream's cell against version `v` (for a missing row, compare against 0). */
+export function downstreamCell(ds: DownstreamState | undefined, v: number): DownstreamCell {
+  if (!ds) return "nothing";
+  const rel = ds.version < v ? "older" : ds.version === v ? "equal" : "newer";
+  return `${ds.deleted ? "tombstone" : "document"}_${rel}`;
+}
 
 export type EntityPlan =
   | { action: "confirm" }
@@ -30,6 +99,12 @@ export function rowVersion<Row>(collection: Collection<Row>, row: Row): number {
   return v;
 }
 
+/** The Postgres column of the matrix for `row`. */
+export function postgresState<Row>(collection: Collection<Row>, row: Row | undefined): PostgresState {
+  if (row === undefined) return "absent";
+  return collection.isDeleted(row) ? "deleted" : "live";
+}
+
 /** The operation that makes the downstream hold `row` (live document or tombstone). */
 export function desiredOperation<Row>(collection: Collection<Row>, id: string, row: Row, version: number, force = false): SinkOperation {
   return collection.isDeleted(row)
@@ -37,46 +112,90 @@ export function desiredOperation<Row>(collection: Collection<Row>, id: string, r
     : { kind: "index", id, version, document: collection.toDocument(row), ...(force ? { force } : {}) };
 }
 
-/**
- * Decides, for one entity, whether the downstream already equals Postgres (confirm) or what
- * single write repairs it. Pure: no I/O.
- *
- * - live row: equal when the downstream holds a live document at the row's version.
- * - soft-deleted row: equal when the downstream holds a tombstone at or above the row's
- *   version (a tombstone, not mere absence, is what stops a late older write resurrecting it).
- * - hard-deleted row: equal when the downstream holds nothing.
- * - forced: rewrite once regardless; the caller still confirms by reading back.
- */
+/** The matrix's "normal job" and "forced job" columns for one entity. Throws when the document cannot be built. */
 export function planEntity<Row>(input: PlanInput<Row>): EntityPlan {
   const { collection, id, row, downstream: ds, force } = input;
-  if (row === undefined) {
+  const pg = postgresState(collection, row);
+  if (pg === "absent") {
     if (!ds) return { action: "confirm" };
-    const version = Math.max(ds.version + 1, input.deleteVersion ?? 0);
-    return { action: "write", op: { kind: "delete", id, version }, outcome: "deleted_downstream" };
+    return { action: "write", op: { kind: "delete", id, version: Math.max(ds.version + 1, input.deleteVersion ?? 0) }, outcome: "deleted_downstream" };
   }
-  const version = rowVersion(collection, row);
-  const deleted = collection.isDeleted(row);
-  if (deleted) {
-    if (!force && ds?.deleted && ds.version >= version) return { action: "confirm" };
-    // A live document at the row's own version would refuse a tombstone at that version
-    // (external versioning wants a greater one): go one past it. A tombstone above the row's
-    // deleted version still confirms it.
-    const v = ds && (ds.version > version || (!ds.deleted && ds.version === version)) ? ds.version + 1 : version;
-    return { action: "write", op: { kind: "tombstone", id, version: v, ...(force ? { force } : {}) }, outcome: force ? "forced" : "deleted_downstream" };
+  const v = rowVersion(collection, row!);
+  const cell = downstreamCell(ds, v);
+  const forced = force ? { force } : {};
+  if (pg === "deleted") {
+    if (!force && (cell === "tombstone_equal" || cell === "tombstone_newer")) return { action: "confirm" };
+    const version = cell === "document_equal" || cell === "document_newer" || cell === "tombstone_newer" ? ds!.version + 1 : v;
+    return { action: "write", op: { kind: "tombstone", id, version, ...forced }, outcome: force ? "forced" : "deleted_downstream" };
   }
-  if (!force && ds && !ds.deleted && ds.version === version) return { action: "confirm" };
-  if (ds && (ds.version > version || (ds.deleted && ds.version >= version))) {
-    const bumped = ds.version + 1;
+  const outcome = force ? "forced" : "repaired";
+  if (!force && cell === "document_equal") return { action: "confirm" };
+  if (cell === "document_newer" || cell === "tombstone_equal" || cell === "tombstone_newer") {
+    const bumped = ds!.version + 1;
     const bumpedRow = { ...(row as Record<string, unknown>), [collection.versionColumn]: bumped } as Row;
-    return { action: "write", op: desiredOperation(collection, id, bumpedRow, bumped), outcome: force ? "forced" : "repaired", bumpVersionTo: bumped };
+    return { action: "write", op: desiredOperation(collection, id, bumpedRow, bumped), outcome, bumpVersionTo: bumped };
   }
-  return { action: "write", op: desiredOperation(collection, id, row, version, force), outcome: force ? "forced" : "repaired" };
+  return { action: "write", op: desiredOperation(collection, id, row!, v, force), outcome };
 }
 
-/** True when what the downstream holds now confirms `row` (used on read-back after a write). */
+/** The matrix's "confirmed when" column: true when what the downstream holds now confirms `row` at `version` (default: the row's). */
 export function isConfirmed<Row>(collection: Collection<Row>, row: Row | undefined, ds: DownstreamState | undefined, version?: number): boolean {
-  if (row === undefined) return ds === undefined;
-  const v = version ?? rowVersion(collection, row);
-  if (collection.isDeleted(row)) return ds !== undefined && ds.deleted && ds.version >= v;
+  const pg = postgresState(collection, row);
+  if (pg === "absent") return ds === undefined;
+  const v = version ?? rowVersion(collection, row!);
+  if (pg === "deleted") return ds !== undefined && ds.deleted && ds.version >= v;
   return ds !== undefined && !ds.deleted && ds.version === v;
+}
+
+export type ReadBackVerdict =
+  | { confirmed: true }
+  | {
+      confirmed: false;
+      /** Why the job is retried. */
+      reason: string;
+      /** A delete marker refused the write: raise the row to this version (if still unchanged) before the retry. */
+      bumpVersionTo?: number;
+    };
+
+/** What a read-back after `op` means for the entity's jobs. `conflictVersion` is the version a refused write reported. */
+export function readBackVerdict<Row>(
+  collection: Collection<Row>,
+  row: Row | undefined,
+  op: SinkOperation,
+  after: DownstreamState | undefined,
+  conflictVersion?: number,
+): ReadBackVerdict {
+  if (isConfirmed(collection, row, after, op.kind === "delete" ? undefined : op.version)) return { confirmed: true };
+  const reason = `not confirmed on read-back: wrote ${op.kind} v${op.version}, downstream has ${after ? `${after.deleted ? "tombstone" : "document"} v${after.version}` : "nothing"}`;
+  const deleteMarker = !after && row !== undefined && conflictVersion !== undefined && op.kind !== "delete";
+  return { confirmed: false, reason, ...(deleteMarker ? { bumpVersionTo: conflictVersion + 1 } : {}) };
+}
+
+/** How an entity differs (the matrix's "drift" column). */
+export type DriftKind =
+  /** Live in Postgres; absent (or a tombstone) downstream. */
+  | "missing"
+  /** Live on both sides at different versions (older, or edited downstream and now ahead). */
+  | "stale"
+  /** Live downstream; no row in Postgres. */
+  | "ghost"
+  /** Soft-deleted in Postgres; live downstream. */
+  | "deleted_live";
+
+export const DRIFT_KINDS: readonly DriftKind[] = ["missing", "stale", "ghost", "deleted_live"];
+
+/** What Postgres holds for one entity, as anti-entropy reads it (no document needed). */
+export interface RowState {
+  version: number;
+  live: boolean;
+}
+
+/** The matrix's "drift" column: what differs for one entity, or undefined when both sides agree. */
+export function classifyDrift(pgRow: RowState | undefined, ds: DownstreamState | undefined): DriftKind | undefined {
+  const cell = downstreamCell(ds, pgRow?.version ?? 0);
+  const liveDown = cell.startsWith("document");
+  if (!pgRow) return liveDown ? "ghost" : undefined;
+  if (!pgRow.live) return liveDown ? "deleted_live" : undefined;
+  if (!liveDown) return "missing";
+  return cell === "document_equal" ? undefined : "stale";
 }

@@ -1,9 +1,10 @@
 import type { Kysely } from "kysely";
 import type { Collection } from "../collection.js";
 import { ValidationError } from "../errors.js";
-import { idBounds, rowStates, summarizeRows, type RowState } from "../store/collection-store.js";
+import { idBounds, rowStates, summarizeRows } from "../store/collection-store.js";
+import { classifyDrift, type DriftKind } from "./verification-matrix.js";
 import { insertJobs } from "../store/job-store.js";
-import type { BucketRange, BucketSummary, DownstreamState, Sink, SinkCallOptions } from "../sink.js";
+import type { BucketRange, BucketSummary, Sink, SinkCallOptions } from "../sink.js";
 
 /**
  * Terminology
@@ -14,19 +15,6 @@ import type { BucketRange, BucketSummary, DownstreamState, Sink, SinkCallOptions
  *   (count, sum of entityHash(id, version), sum of versions).
  * - leaf: a differing bucket small enough to compare id by id.
  */
-
-/** How an entity differs. */
-export type DriftKind =
-  /** Live in Postgres; absent (or a tombstone) downstream. */
-  | "missing"
-  /** Live on both sides at different versions (older, or edited downstream and now ahead). */
-  | "stale"
-  /** Live downstream; no row in Postgres. */
-  | "ghost"
-  /** Soft-deleted in Postgres; live downstream. */
-  | "deleted_live";
-
-export const DRIFT_KINDS: readonly DriftKind[] = ["missing", "stale", "ghost", "deleted_live"];
 
 export interface VerifyOptions {
   /** Ids per top-level bucket. Default 10000. */
@@ -94,15 +82,6 @@ function slice(from: number, to: number, step: number): BucketRange[] {
   const out: BucketRange[] = [];
   for (let lo = from; lo < to; lo = Math.min(to, lo + step)) out.push({ from: lo, to: Math.min(to, lo + step) });
   return out;
-}
-
-/** What differs for one entity, or undefined when both sides agree. */
-export function classifyDrift(pgRow: RowState | undefined, ds: DownstreamState | undefined): DriftKind | undefined {
-  const liveDown = ds !== undefined && !ds.deleted;
-  if (!pgRow) return liveDown ? "ghost" : undefined;
-  if (!pgRow.live) return liveDown ? "deleted_live" : undefined;
-  if (!liveDown) return "missing";
-  return ds.version === pgRow.version ? undefined : "stale";
 }
 
 /**

@@ -1,0 +1,162 @@
+import type { Collection } from "../collection.js";
+import type { JobRow, SyncJobArgs } from "../job.js";
+import type { DownstreamState, SinkCallOptions, SinkOperation } from "../sink.js";
+import { bumpVersions, loadRows } from "../store/collection-store.js";
+import { planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
+import type { BatchContext } from "./drain-batch.js";
+import type { Ledger } from "./ledger.js";
+
+/**
+ * One collection's share of a drain batch, as a pipeline:
+ * load (rows and downstream states) → decide (the verification matrix) → write (one bulk) →
+ * read back → settle (confirm, retry or park every job). Each step hands the next only the
+ * entities still in play; an entity leaves the pipeline once its jobs are in the ledger.
+ */
+
+type Row = Record<string, unknown>;
+
+/** One entity of the pass and every claimed job that names it (duplicates collapse here). */
+interface Entity {
+  id: string;
+  jobs: JobRow[];
+  force: boolean;
+  /** Highest version a hard-delete job carries. */
+  deleteVersion: number;
+  row: Row | undefined;
+}
+
+/** A write the matrix chose for an entity. */
+interface PlannedWrite {
+  entity: Entity;
+  op: SinkOperation;
+  outcome: WriteOutcome;
+  bumpVersionTo?: number;
+}
+
+/** A write the downstream accepted (or refused as older): to be read back. */
+interface AcceptedWrite extends PlannedWrite {
+  /** The version a refused write reported the downstream holds. */
+  conflictVersion?: number;
+}
+
+export async function syncCollection(ctx: BatchContext, collection: Collection<any>, jobs: { job: JobRow; args: SyncJobArgs }[], ledger: Ledger): Promise<void> {
+  const entities = await load(ctx, collection, jobs);
+  const sinkOpts: SinkCallOptions = { signal: ctx.signal, retries: ctx.sinkRetries };
+
+  let before: Map<string, DownstreamState>;
+  try {
+    before = await ctx.sink.fetchStates(collection.index, entities.map((e) => e.id), sinkOpts);
+  } catch (err) {
+    ledger.retry(entities.flatMap((e) => e.jobs), `reading downstream failed: ${String(err)}`);
+    return;
+  }
+
+  const planned = await leapfrog(ctx, collection, decide(collection, entities, before, ledger), ledger);
+  if (planned.length === 0) return;
+  const accepted = await write(ctx, collection, planned, sinkOpts, ledger);
+  if (accepted.length === 0) return;
+
+  let after: Map<string, DownstreamState>;
+  try {
+    after = await ctx.sink.fetchStates(collection.index, accepted.map((w) => w.entity.id), sinkOpts);
+  } catch (err) {
+    ledger.retry(accepted.flatMap((w) => w.entity.jobs), `read-back failed: ${String(err)}`);
+    return;
+  }
+  await settle(ctx, collection, accepted, after, ledger);
+}
+
+/** Load: groups the jobs by entity and reads the rows they name, in one statement. */
+async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job: JobRow; args: SyncJobArgs }[]): Promise<Entity[]> {
+  const byId = new Map<string, Entity>();
+  for (const { job, args } of jobs) {
+    const e = byId.get(args.id) ?? { id: args.id, jobs: [], force: false, deleteVersion: 0, row: undefined };
+    e.jobs.push(job);
+    e.force ||= args.force === true;
+    e.deleteVersion = Math.max(e.deleteVersion, args.version ?? 0);
+    byId.set(args.id, e);
+  }
+  let rows: Map<string, Row>;
+  try {
+    rows = await loadRows(ctx.trx, collection, [...byId.keys()]);
+  } catch (err) {
+    throw new Error(`loading ${collection.table} rows failed: ${String(err)}`, { cause: err });
+  }
+  for (const e of byId.values()) e.row = rows.get(e.id);
+  return [...byId.values()];
+}
+
+/** Decide: the verification matrix for every entity; confirmed ones settle here, the rest need a write. */
+function decide(collection: Collection<any>, entities: readonly Entity[], before: ReadonlyMap<string, DownstreamState>, ledger: Ledger): PlannedWrite[] {
+  const planned: PlannedWrite[] = [];
+  for (const entity of entities) {
+    let plan;
+    try {
+      plan = planEntity({ collection, id: entity.id, row: entity.row, downstream: before.get(entity.id), force: entity.force, deleteVersion: entity.deleteVersion });
+    } catch (err) {
+      ledger.fail(entity.jobs, `cannot build document: ${String(err)}`, true);
+      continue;
+    }
+    if (plan.action === "confirm") ledger.confirm(entity.jobs, "up_to_date");
+    else planned.push({ entity, op: plan.op, outcome: plan.outcome, ...(plan.bumpVersionTo !== undefined ? { bumpVersionTo: plan.bumpVersionTo } : {}) });
+  }
+  return planned;
+}
+
+/**
+ * The downstream holds a version Postgres never had (edited behind our back): leapfrog the
+ * row's version so the repair can overwrite it with external versioning. Only if the row is
+ * still the one we read: a write that committed since (its direct sync is what made the
+ * downstream look "ahead") must not be overwritten by our stale copy, nor a delete undone.
+ */
+async function leapfrog(ctx: BatchContext, collection: Collection<any>, planned: PlannedWrite[], ledger: Ledger): Promise<PlannedWrite[]> {
+  const bumps = planned.filter((w) => w.bumpVersionTo !== undefined);
+  if (bumps.length === 0) return planned;
+  const raised = await bumpVersions(
+    ctx.trx,
+    collection,
+    ctx.idTypes.get(collection),
+    bumps.map((w) => ({ id: w.entity.id, version: w.bumpVersionTo!, seen: rowVersion(collection, w.entity.row) })),
+  );
+  return planned.filter((w) => {
+    if (w.bumpVersionTo === undefined || raised.has(w.entity.id)) return true;
+    ledger.retry(w.entity.jobs, "the row changed while its repair was planned; retrying");
+    return false;
+  });
+}
+
+/** Write: one bulk request; per item, read back what was accepted, retry or fail the rest. */
+async function write(ctx: BatchContext, collection: Collection<any>, planned: PlannedWrite[], sinkOpts: SinkCallOptions, ledger: Ledger): Promise<AcceptedWrite[]> {
+  let results;
+  try {
+    results = await ctx.sink.write(collection.index, planned.map((w) => w.op), sinkOpts);
+  } catch (err) {
+    ledger.retry(planned.flatMap((w) => w.entity.jobs), `bulk write failed: ${String(err)}`);
+    return [];
+  }
+  const accepted: AcceptedWrite[] = [];
+  results.forEach((res, i) => {
+    const w = planned[i]!;
+    // A write refused as older is read back too: the downstream may already hold what we wanted.
+    if (res.status === "ok" || res.status === "conflict") {
+      accepted.push({ ...w, ...(res.status === "conflict" && res.currentVersion !== undefined ? { conflictVersion: res.currentVersion } : {}) });
+    } else if (res.status === "retryable") ledger.retry(w.entity.jobs, res.error);
+    else ledger.fail(w.entity.jobs, res.error, false);
+  });
+  return accepted;
+}
+
+/** Settle: confirm what read back equal to Postgres; retry the rest, bumping past delete markers first. */
+async function settle(ctx: BatchContext, collection: Collection<any>, accepted: AcceptedWrite[], after: ReadonlyMap<string, DownstreamState>, ledger: Ledger): Promise<void> {
+  const markerBumps: { id: string; version: number; seen: number }[] = [];
+  for (const w of accepted) {
+    const verdict = readBackVerdict(collection, w.entity.row, w.op, after.get(w.entity.id), w.conflictVersion);
+    if (verdict.confirmed) {
+      ledger.confirm(w.entity.jobs, w.outcome);
+      continue;
+    }
+    if (verdict.bumpVersionTo !== undefined) markerBumps.push({ id: w.entity.id, version: verdict.bumpVersionTo, seen: rowVersion(collection, w.entity.row) });
+    ledger.retry(w.entity.jobs, verdict.reason);
+  }
+  if (markerBumps.length > 0) await bumpVersions(ctx.trx, collection, ctx.idTypes.get(collection), markerBumps);
+}
