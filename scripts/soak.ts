@@ -9,6 +9,6 @@
  * own database and index prefix and drops them afterwards (unless --keep). Exit 1 if anything
  * was lost.
  */
-import { soakMain } from "../test/scenarios/support/soak.js";
+import { soakMain } from "./long-runs/src/soak-main.js";
 
 process.exitCode = await soakMain(process.argv.slice(2));

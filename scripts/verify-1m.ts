@@ -8,6 +8,6 @@
  * Uses DATABASE_URL / ELASTICSEARCH_URL when set, else the provisioned services; its own
  * database and index prefix are dropped afterwards unless --keep.
  */
-import { millionMain } from "../test/verify/support/million.js";
+import { millionMain } from "./long-runs/src/million-main.js";
 
 process.exitCode = await millionMain(process.argv.slice(2));

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertJobs } from "@tether/core";
-import { createTestContext, type TestContext } from "@tether/testkit";
+import { createTestContext, waitFor, type TestContext } from "@tether/testkit";
 import { spawnDrainer, type DrainerProcess } from "../../services/drainer/test/drainer-process.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -23,21 +23,6 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Polls `fn` until it returns a value, or throws at the deadline with the last observation. */
-async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms (last: ${String(last)})`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 interface PromAlert {
   labels: { alertname: string };
@@ -101,7 +86,7 @@ describe("the Tether alert rules in a real Prometheus scraping a real drainer", 
     prometheus.stdout!.on("data", (d: Buffer) => (promLog += d.toString()));
     prometheus.stderr!.on("data", (d: Buffer) => (promLog += d.toString()));
     promExited = new Promise((r) => prometheus!.once("exit", r));
-    await poll(`prometheus ready\n${promLog}`, async () => ((await fetch(`${promUrl}/-/ready`)).ok ? true : undefined), 60_000);
+    await waitFor(async () => (await fetch(`${promUrl}/-/ready`)).ok, { what: `prometheus ready\n${promLog}`, timeoutMs: 60_000, intervalMs: 250, ignoreErrors: true });
   }, 900_000);
 
   afterAll(async () => {
@@ -126,7 +111,7 @@ describe("the Tether alert rules in a real Prometheus scraping a real drainer", 
   };
 
   it("scrapes the drainer's gauges", async () => {
-    const parked = await poll("tether_jobs_parked scraped", () => query("max(tether_jobs_parked)"));
+    const parked = await waitFor(() => query("max(tether_jobs_parked)"), { what: "tether_jobs_parked scraped", timeoutMs: 60_000, intervalMs: 250, ignoreErrors: true });
     expect(parked).toBe(0);
     expect(await query("max(tether_jobs_expired)")).toBe(0);
   });
@@ -138,8 +123,7 @@ describe("the Tether alert rules in a real Prometheus scraping a real drainer", 
     await sql`UPDATE tether.job SET expires_at = now() - interval '1 second' WHERE name = 'sync_annotation'`.execute(ctx.db);
 
     const seen = new Map<string, Set<string>>();
-    await poll(
-      `both alerts firing (seen: ${JSON.stringify([...seen].map(([k, v]) => [k, [...v]]))})\n${promLog}`,
+    await waitFor(
       async () => {
         const res = await fetch(`${promUrl}/api/v1/alerts`);
         const body = (await res.json()) as { data: { alerts: PromAlert[] } };
@@ -151,8 +135,7 @@ describe("the Tether alert rules in a real Prometheus scraping a real drainer", 
         const firing = (n: string) => seen.get(n)?.has("firing");
         return firing("TetherParkedJobs") && firing("TetherExpiredJobs") ? true : undefined;
       },
-      90_000,
-      200,
+      { what: `both alerts firing (seen: ${JSON.stringify([...seen].map(([k, v]) => [k, [...v]]))})\n${promLog}`, timeoutMs: 90_000, intervalMs: 200, ignoreErrors: true },
     );
     for (const name of ["TetherParkedJobs", "TetherExpiredJobs"]) expect([...seen.get(name)!]).toEqual(["pending", "firing"]);
     expect(await query("max(tether_jobs_parked)")).toBe(1);

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFaultProxy, type FaultProxy, type TestContext } from "@tether/testkit";
 import { annotationBody, countRows, createAnnotationContext } from "./support/annotation-context.js";
-import { auditAnnotations, auditSummary } from "./support/audit.js";
-import { call, runConcurrent, scaled } from "./support/load.js";
+import { auditAnnotations, auditSummary } from "@tether/testkit";
+import { call, runConcurrent, scaled } from "@tether/testkit";
 import { spawnService, stopAll, type ServiceProcess } from "./support/processes.js";
-import { waitFor } from "./support/wait-for.js";
+import { waitFor } from "@tether/testkit";
 
 /**
  * Elasticsearch answers 200 OK while 10% of every bulk request's items were never indexed —

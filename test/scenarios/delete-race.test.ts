@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyCollection } from "@tether/core";
 import { startFaultProxy, type FaultProxy, type TestContext } from "@tether/testkit";
 import { annotationBody, annotations, countRows, createAnnotationContext } from "./support/annotation-context.js";
-import { auditAnnotations, auditSummary } from "./support/audit.js";
-import { call, runConcurrent, scaled } from "./support/load.js";
+import { auditAnnotations, auditSummary } from "@tether/testkit";
+import { call, runConcurrent, scaled } from "@tether/testkit";
 import { spawnService, stopAll, type ServiceProcess } from "./support/processes.js";
-import { waitFor } from "./support/wait-for.js";
+import { waitFor } from "@tether/testkit";
 
 /**
  * Deletes race edits, and the API's direct syncs reach Elasticsearch late and out of order

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultProxy, type FaultProxy, type TestContext } from "@tether/testkit";
 import { countRows, createAnnotationContext } from "./support/annotation-context.js";
-import { auditAnnotations, auditSummary } from "./support/audit.js";
-import { scaled, startLiveLoad } from "./support/load.js";
+import { auditAnnotations, auditSummary } from "@tether/testkit";
+import { scaled, startLiveLoad } from "@tether/testkit";
 import { backends, claimability, openClaims } from "./support/locks.js";
 import { spawnService, stopAll, type ServiceProcess } from "./support/processes.js";
-import { waitFor } from "./support/wait-for.js";
+import { waitFor } from "@tether/testkit";
 
 /**
  * The drainer process is SIGKILLed in the middle of a batch — its claim transaction open, an

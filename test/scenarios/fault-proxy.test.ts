@@ -3,7 +3,7 @@ import pg from "pg";
 import { RetryableSinkError, type SinkOperation } from "@tether/core";
 import type { ElasticsearchSink } from "@tether/elasticsearch";
 import { createTestContext, startFaultProxy, startTcpProxy, type BulkExchange, type FaultProxy, type TestContext } from "@tether/testkit";
-import { waitFor } from "./support/wait-for.js";
+import { waitFor } from "@tether/testkit";
 
 const INDEX = "proxied";
 const doc = (id: string, version: number): SinkOperation => ({ kind: "index", id, version, document: { text: `v${version}` } });

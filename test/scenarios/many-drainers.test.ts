@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultProxy, type BulkExchange, type BulkItemRecord, type FaultProxy, type TestContext } from "@tether/testkit";
 import { countRows, createAnnotationContext } from "./support/annotation-context.js";
-import { auditAnnotations, auditSummary } from "./support/audit.js";
-import { call, scaled, startLiveLoad } from "./support/load.js";
+import { auditAnnotations, auditSummary } from "@tether/testkit";
+import { call, scaled, startLiveLoad } from "@tether/testkit";
 import { spawnService, stopAll, type ServiceProcess } from "./support/processes.js";
-import { waitFor } from "./support/wait-for.js";
+import { waitFor } from "@tether/testkit";
 
 interface Accepted {
   version: number;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultProxy, type FaultProxy, type TestContext } from "@tether/testkit";
 import { annotationBody, countRows, createAnnotationContext } from "./support/annotation-context.js";
-import { auditAnnotations, auditSummary } from "./support/audit.js";
-import { call, latencySummary, runConcurrent, scaled } from "./support/load.js";
+import { auditAnnotations, auditSummary } from "@tether/testkit";
+import { call, latencySummary, runConcurrent, scaled } from "@tether/testkit";
 import { spawnService, stopAll, type ServiceProcess } from "./support/processes.js";
-import { waitFor } from "./support/wait-for.js";
+import { waitFor } from "@tether/testkit";
 
 /**
  * The outage of the seed story, replayed: Elasticsearch accepts connections and never answers

@@ -3,11 +3,11 @@ import { sql } from "kysely";
 import { createDb, Drainer } from "@tether/core";
 import { startFaultProxy, startTcpProxy, type FaultProxy, type TcpProxy, type TestContext } from "@tether/testkit";
 import { annotations, countRows, createAnnotationContext } from "./support/annotation-context.js";
-import { auditAnnotations, auditSummary } from "./support/audit.js";
-import { call, runConcurrent, scaled, type Call } from "./support/load.js";
+import { auditAnnotations, auditSummary } from "@tether/testkit";
+import { call, runConcurrent, scaled, type Call } from "@tether/testkit";
 import { openClaims } from "./support/locks.js";
 import { spawnService, stopAll, type ServiceProcess } from "./support/processes.js";
-import { waitFor } from "./support/wait-for.js";
+import { waitFor } from "@tether/testkit";
 
 /**
  * Every Postgres connection of the API and the drainer is cut, over and over, while users

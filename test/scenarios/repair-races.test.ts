@@ -4,7 +4,7 @@ import { createWriter, Drainer, verifyCollection, type Sink } from "@tether/core
 import type { TestContext } from "@tether/testkit";
 import { annotations, createAnnotationContext } from "./support/annotation-context.js";
 import { drainToEmpty } from "./support/drain.js";
-import { waitFor } from "./support/wait-for.js";
+import { waitFor } from "@tether/testkit";
 
 /**
  * A write that commits between the drainer reading a row and reading its document makes the

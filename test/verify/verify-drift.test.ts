@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { createWriter, Drainer, verifyCollection, type VerifyProgress } from "@tether/core";
 import type { TestContext } from "@tether/testkit";
 import { annotations, createAnnotationContext, insertRawAnnotations } from "../scenarios/support/annotation-context.js";
-import { auditAnnotations, auditSummary } from "../scenarios/support/audit.js";
+import { auditAnnotations, auditSummary } from "@tether/testkit";
 import { drainToEmpty } from "../scenarios/support/drain.js";
 
 // Small buckets so a few hundred rows exercise every level: top buckets, splits, leaves.

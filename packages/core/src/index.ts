@@ -47,3 +47,4 @@ export { pauseName, pausedNames, resumeName } from "./store/paused-lane-store.js
 export { latestQueueSample, liveQueueAboveSince } from "./store/queue-sample-store.js";
 export type { QueueSample } from "./store/queue-sample-store.js";
 export { databaseNow, pingDatabase } from "./store/session-store.js";
+export * from "./resolve-options.js";

@@ -2,25 +2,18 @@
  * vitest globalSetup: provisions the real Postgres and Elasticsearch once per run, builds a
  * migrated template database, and hands the URLs to test files via `inject`.
  */
-import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { createDb, migrate } from "@tether/core";
 import { ensureElasticsearch } from "./services/elasticsearch-service.js";
 import { ensurePostgres } from "./services/postgres-service.js";
-import { adminUrl, dropRunArtifacts, runId } from "./run-naming.js";
+import { dropRunArtifacts, runId } from "./run-naming.js";
+import { createScratchDatabase } from "./scratch-database.js";
 import "./provided-context.js";
 
 
 async function buildTemplate(baseUrl: string, name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const db = createDb({ connectionString: adminUrl(baseUrl, name), max: 1 });
+  const scratch = await createScratchDatabase(baseUrl, name, { replace: true });
+  const db = createDb({ connectionString: scratch.url, max: 1 });
   try {
     await migrate(db);
   } finally {

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { randomBytes } from "node:crypto";
+import { dropDatabase } from "./scratch-database.js";
 
 /** A short id naming this test run's databases (tether_t_<run>_*) and indices (t<run>_*). */
 export function runId(): string {
@@ -22,7 +23,7 @@ export async function dropRunArtifacts(pgUrl: string, esUrl: string, id: string)
       "SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2",
       [`tether_t_${id}_%`, `tether_tpl_${id}`],
     );
-    for (const { datname } of r.rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    for (const { datname } of r.rows) await dropDatabase(pgUrl, datname);
   } finally {
     await admin.end();
   }

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import type { Kysely } from "kysely";
 import { inject } from "vitest";
 import { createDb } from "@tether/core";
 import { ElasticsearchSink } from "@tether/elasticsearch";
-import { adminUrl } from "./run-naming.js";
+import { createScratchDatabase } from "./scratch-database.js";
 import "./provided-context.js";
 
 export interface TestContext {
@@ -37,14 +36,8 @@ export async function createTestContext(opts: { poolSize?: number } = {}): Promi
   const run = inject("tetherRunId");
   const suffix = randomBytes(3).toString("hex");
   const dbName = `tether_t_${run}_${suffix}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${dbName} TEMPLATE ${template}`);
-  } finally {
-    await admin.end();
-  }
-  const databaseUrl = adminUrl(baseUrl, dbName);
+  const scratch = await createScratchDatabase(baseUrl, dbName, { template });
+  const databaseUrl = scratch.url;
   const db = createDb({ connectionString: databaseUrl, max: opts.poolSize ?? 10, applicationName: "tether-test" });
   const indexPrefix = `t${run}_${suffix}_`;
   const sinks: ElasticsearchSink[] = [];
@@ -65,13 +58,7 @@ export async function createTestContext(opts: { poolSize?: number } = {}): Promi
       await db.destroy();
       await fetch(new URL(`/${indexPrefix}*?expand_wildcards=all`, esUrl), { method: "DELETE" }).catch(() => undefined);
       for (const s of sinks) await s.close().catch(() => undefined);
-      const a = new pg.Client({ connectionString: baseUrl });
-      await a.connect();
-      try {
-        await a.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      } finally {
-        await a.end();
-      }
+      await scratch.drop();
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { createDb, migrate } from "@tether/core";
 import { annotationMigrations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
-import { adminUrl } from "@tether/testkit";
+import { createScratchDatabase } from "@tether/testkit";
 import type { Sizes } from "./options.js";
 
 export interface BenchEnv {
@@ -53,9 +53,9 @@ export class BenchScope {
   /** An empty database of this run; unmigrated (peers install their own schema). */
   async rawDatabase(suffix: string, poolSize = 10): Promise<BenchDatabase> {
     const name = `tether_bench_${this.env.runId}_${this.bench}${suffix ? `_${suffix}` : ""}`;
-    await adminQuery(this.env.pgUrl, `CREATE DATABASE ${name}`);
-    this.defer(() => adminQuery(this.env.pgUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    const url = adminUrl(this.env.pgUrl, name);
+    const scratch = await createScratchDatabase(this.env.pgUrl, name);
+    this.defer(() => scratch.drop());
+    const url = scratch.url;
     const db = createDb({ connectionString: url, max: poolSize, applicationName: `tether-bench-${this.bench}` });
     this.defer(() => db.destroy());
     return { name, url, db };

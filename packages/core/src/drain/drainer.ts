@@ -5,6 +5,7 @@ import type { BackoffOptions } from "./backoff.js";
 import type { Collection } from "../collection.js";
 import { processBatch, emptyCounts, type DrainCounts } from "./drain-batch.js";
 import { ValidationError } from "../errors.js";
+import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
 import { idColumnType } from "../store/collection-store.js";
 import { claimJobs, sweepExpired } from "../store/job-store.js";
 import { recordCompletions, type CompletionCount } from "../store/job-stat-store.js";
@@ -49,6 +50,19 @@ export interface DrainerOptions {
   intervalJitter?: number;
 }
 
+/** The defaults documented on `DrainerOptions`, and how each value is validated. */
+export const DRAINER_DEFAULTS: OptionDefaults<Omit<DrainerOptions, "db" | "sink" | "collections" | "logger" | "backoff">> = {
+  batchSize: [2500, "positive integer"],
+  deadlineMs: [30_000, "positive integer"],
+  maxAttempts: [5, "positive integer"],
+  sinkRetries: [2, "non-negative integer"],
+  sweepLimit: [10_000, "positive integer"],
+  sweepBudgetMs: [5_000, "positive integer"],
+  concurrency: [1, "positive integer"],
+  intervalMs: [60_000, "positive integer"],
+  intervalJitter: [0.1, "fraction"],
+};
+
 export interface DrainResult extends DrainCounts {
   durationMs: number;
   /** Set when the pass failed as a whole (Postgres unreachable, deadline); its jobs stay due. */
@@ -90,21 +104,9 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       sink: opts.sink,
       collections: opts.collections,
       logger: opts.logger ?? silentLogger,
-      batchSize: opts.batchSize ?? 2500,
-      deadlineMs: opts.deadlineMs ?? 30_000,
-      maxAttempts: opts.maxAttempts ?? 5,
       backoff: opts.backoff ?? {},
-      sinkRetries: opts.sinkRetries ?? 2,
-      sweepLimit: opts.sweepLimit ?? 10_000,
-      sweepBudgetMs: opts.sweepBudgetMs ?? 5_000,
-      concurrency: opts.concurrency ?? 1,
-      intervalMs: opts.intervalMs ?? 60_000,
-      intervalJitter: opts.intervalJitter ?? 0.1,
+      ...resolveOptions(DRAINER_DEFAULTS, opts),
     };
-    for (const k of ["batchSize", "deadlineMs", "maxAttempts", "sweepLimit", "sweepBudgetMs", "intervalMs", "concurrency"] as const) {
-      if (!Number.isInteger(o[k]) || o[k] <= 0) throw new ValidationError(k, `must be a positive integer, got ${String(o[k])}`);
-    }
-    if (!Number.isInteger(o.sinkRetries) || o.sinkRetries < 0) throw new ValidationError("sinkRetries", "must be a non-negative integer");
     this.options = o;
     this.byName = new Map();
     for (const c of o.collections) {

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { ValidationError } from "../errors.js";
+import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
 import { livePersistentJobs, staleDueJobs } from "../store/job-store.js";
 import { confirmedCompletions } from "../store/job-stat-store.js";
 import { liveQueueAboveSince } from "../store/queue-sample-store.js";
@@ -71,27 +71,21 @@ export interface AlertsReport {
   alerts: AlertStatus[];
 }
 
+/** The defaults documented on `AlertThresholds` (the same as infra/prometheus/tether-rules.yml), and how each value is validated. */
+export const ALERT_DEFAULTS: OptionDefaults<AlertThresholds> = {
+  completionRateLowPerMinute: [1, "non-negative number"],
+  completionRateWindowMinutes: [10, "positive number"],
+  completionRateRequiresBacklog: [true, "boolean"],
+  queueLengthHigh: [1000, "non-negative number"],
+  queueLengthWindowMinutes: [5, "non-negative number"],
+  expiredMax: [0, "non-negative number"],
+  parkedMax: [0, "non-negative number"],
+  oldestDueJobMaxAgeSeconds: [600, "non-negative number"],
+};
+
 /** Fills defaults and validates once. */
 export function resolveAlertThresholds(t: AlertThresholds = {}): ResolvedAlertThresholds {
-  const r: ResolvedAlertThresholds = {
-    completionRateLowPerMinute: t.completionRateLowPerMinute ?? 1,
-    completionRateWindowMinutes: t.completionRateWindowMinutes ?? 10,
-    completionRateRequiresBacklog: t.completionRateRequiresBacklog ?? true,
-    queueLengthHigh: t.queueLengthHigh ?? 1000,
-    queueLengthWindowMinutes: t.queueLengthWindowMinutes ?? 5,
-    expiredMax: t.expiredMax ?? 0,
-    parkedMax: t.parkedMax ?? 0,
-    oldestDueJobMaxAgeSeconds: t.oldestDueJobMaxAgeSeconds ?? 600,
-  };
-  for (const [k, v] of Object.entries(r)) {
-    if (k === "completionRateRequiresBacklog") {
-      if (typeof v !== "boolean") throw new ValidationError(k, "must be a boolean");
-    } else if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
-      throw new ValidationError(k, `must be a non-negative number, got ${String(v)}`);
-    }
-  }
-  if (r.completionRateWindowMinutes <= 0) throw new ValidationError("completionRateWindowMinutes", "must be > 0");
-  return r;
+  return resolveOptions(ALERT_DEFAULTS, t);
 }
 
 const minutesBefore = (d: Date, minutes: number) => new Date(d.getTime() - minutes * 60_000);

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { ValidationError } from "../errors.js";
+import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
 import { jobTableTuples, vacuumJobTable } from "../store/job-store.js";
 import { pruneJobStats } from "../store/job-stat-store.js";
 import { insertQueueSample, pruneQueueSamples, recentQueueSampleExists } from "../store/queue-sample-store.js";
@@ -42,21 +42,19 @@ export interface MaintenanceOptions {
 
 export type ResolvedMaintenanceOptions = Required<MaintenanceOptions>;
 
+/** The defaults documented on `MaintenanceOptions`, and how each value is validated. */
+export const MAINTENANCE_DEFAULTS: OptionDefaults<MaintenanceOptions> = {
+  sampleIntervalMs: [15_000, "non-negative number"],
+  statRetentionDays: [7, "positive number"],
+  sampleRetentionMs: [86_400_000, "positive number"],
+  pruneLimit: [10_000, "positive integer"],
+  statementTimeoutMs: [30_000, "positive integer"],
+  vacuumMinDeadTuples: [10_000, "non-negative integer"],
+};
+
 /** Fills defaults and validates once. */
 export function resolveMaintenanceOptions(opts: MaintenanceOptions = {}): ResolvedMaintenanceOptions {
-  const o = {
-    sampleIntervalMs: opts.sampleIntervalMs ?? 15_000,
-    statRetentionDays: opts.statRetentionDays ?? 7,
-    sampleRetentionMs: opts.sampleRetentionMs ?? 86_400_000,
-    pruneLimit: opts.pruneLimit ?? 10_000,
-    statementTimeoutMs: opts.statementTimeoutMs ?? 30_000,
-    vacuumMinDeadTuples: opts.vacuumMinDeadTuples ?? 10_000,
-  };
-  for (const [k, v] of Object.entries(o)) {
-    const min = k === "sampleIntervalMs" || k === "vacuumMinDeadTuples" ? 0 : 1;
-    if (!Number.isFinite(v) || v < min) throw new ValidationError(k, `must be a number >= ${min}, got ${String(v)}`);
-  }
-  return o;
+  return resolveOptions(MAINTENANCE_DEFAULTS, opts);
 }
 
 export interface MaintenanceResult {

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Collection } from "../collection.js";
 import { ValidationError } from "../errors.js";
+import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
 import { idBounds, rowStates, summarizeRows } from "../store/collection-store.js";
 import { classifyDrift, type DriftKind } from "./verification-matrix.js";
 import { insertJobs } from "../store/job-store.js";
@@ -72,10 +73,17 @@ export interface VerifyReport {
 const MIN = Number.MIN_SAFE_INTEGER;
 const MAX = Number.MAX_SAFE_INTEGER;
 
-function positiveInt(field: string, v: number): number {
-  if (!Number.isSafeInteger(v) || v <= 0) throw new ValidationError(field, `must be a positive integer, got ${String(v)}`);
-  return v;
-}
+/** The defaults documented on `VerifyOptions`, and how each value is validated. */
+export const VERIFY_DEFAULTS: OptionDefaults<Omit<VerifyOptions, "sinkOptions" | "onProgress" | "signal">> = {
+  bucketSize: [10_000, "positive integer"],
+  leafSize: [2_000, "positive integer"],
+  fanout: [16, "positive integer"],
+  window: [20, "positive integer"],
+  enqueue: [true, "boolean"],
+  priority: [500, "non-negative integer"],
+  tag: ["verify", "non-empty string"],
+  sampleSize: [10, "non-negative integer"],
+};
 
 /** Contiguous ranges of `step` ids covering [from, to). */
 function slice(from: number, to: number, step: number): BucketRange[] {
@@ -98,13 +106,7 @@ function slice(from: number, to: number, step: number): BucketRange[] {
  */
 export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: Collection<any>, opts: VerifyOptions = {}): Promise<VerifyReport> {
   const started = performance.now();
-  const bucketSize = positiveInt("bucketSize", opts.bucketSize ?? 10_000);
-  const leafSize = positiveInt("leafSize", opts.leafSize ?? 2_000);
-  const fanout = positiveInt("fanout", opts.fanout ?? 16);
-  const window = positiveInt("window", opts.window ?? 20);
-  const sampleSize = opts.sampleSize ?? 10;
-  const priority = opts.priority ?? 500;
-  const tag = opts.tag ?? "verify";
+  const { bucketSize, leafSize, fanout, window, enqueue, priority, tag, sampleSize } = resolveOptions(VERIFY_DEFAULTS, opts);
   if (fanout < 2) throw new ValidationError("fanout", "must be at least 2");
   const sinkOpts: SinkCallOptions = { ...opts.sinkOptions, ...(opts.signal ? { signal: opts.signal } : {}) };
 
@@ -142,7 +144,7 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
       report.driftedTotal += 1;
       if (report.samples[kind].length < sampleSize) report.samples[kind].push(eid);
     }
-    if (drifted.length > 0 && opts.enqueue !== false) {
+    if (drifted.length > 0 && enqueue) {
       const ids = await insertJobs(db, drifted.map((entityId) => ({ name: collection.jobName, entityId, priority, tag, delayMs: 0 })));
       report.enqueued += ids.length;
     }

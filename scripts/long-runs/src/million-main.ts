@@ -1,12 +1,11 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { sql } from "kysely";
 import { createDb, migrate, rowVersion, desiredOperation, type SinkOperation } from "@tether/core";
 import { annotationMigrations, annotations, type AnnotationRow } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
-import { adminUrl, ensureElasticsearch, ensurePostgres } from "@tether/testkit";
+import { createScratchDatabase, ensureElasticsearch, ensurePostgres } from "@tether/testkit";
 
 const REPO = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -52,11 +51,8 @@ export async function runMillion(opts: MillionOptions): Promise<Record<string, u
   const run = `${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
   const database = `tether_v1m_${run}`;
   const indexPrefix = `v1m_${run}_`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
-  const databaseUrl = adminUrl(baseUrl, database);
+  const scratch = await createScratchDatabase(baseUrl, database);
+  const databaseUrl = scratch.url;
   const db = createDb({ connectionString: databaseUrl, max: 4 });
   const sink = new ElasticsearchSink({ client: esUrl, indexPrefix, requestTimeoutMs: 120_000 });
   try {
@@ -135,10 +131,7 @@ export async function runMillion(opts: MillionOptions): Promise<Record<string, u
     await db.destroy();
     if (!opts.keep) {
       await fetch(new URL(`/${indexPrefix}*?expand_wildcards=all`, esUrl), { method: "DELETE" }).catch(() => undefined);
-      const a = new pg.Client({ connectionString: baseUrl });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await a.end();
+      await scratch.drop();
     }
     await sink.close();
   }

@@ -1,13 +1,10 @@
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { createDb, Drainer, migrate, verifyCollection, type DrainResult } from "@tether/core";
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { sql } from "kysely";
-import { adminUrl, ensureElasticsearch, ensurePostgres, startFaultProxy, type FaultMode } from "@tether/testkit";
+import { auditAnnotations, createScratchDatabase, ensureElasticsearch, ensurePostgres, startFaultProxy, startLiveLoad, type FaultMode } from "@tether/testkit";
 import { buildApp } from "../../../services/annotations-api/src/app.js";
-import { auditAnnotations } from "./audit.js";
-import { startLiveLoad } from "./load.js";
 
 export interface SoakOptions {
   databaseUrl: string;
@@ -70,11 +67,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   let peakRss = process.memoryUsage().rss;
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 1_000);
 
-  const admin = new pg.Client({ connectionString: opts.databaseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
-  const db = createDb({ connectionString: adminUrl(opts.databaseUrl, database), max: 20, applicationName: "tether-soak" });
+  const scratch = await createScratchDatabase(opts.databaseUrl, database);
+  const db = createDb({ connectionString: scratch.url, max: 20, applicationName: "tether-soak" });
   const direct = new ElasticsearchSink({ client: opts.elasticsearchUrl, indexPrefix });
   const proxy = await startFaultProxy({ target: opts.elasticsearchUrl });
   const flaky = new ElasticsearchSink({ client: proxy.url, indexPrefix, requestTimeoutMs: 5_000 });
@@ -169,10 +163,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     await db.destroy();
     if (!opts.keep) {
       await fetch(new URL(`/${indexPrefix}*?expand_wildcards=all`, opts.elasticsearchUrl), { method: "DELETE" }).catch(() => undefined);
-      const a = new pg.Client({ connectionString: opts.databaseUrl });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await a.end();
+      await scratch.drop();
     }
     await direct.close();
   }
