@@ -1,7 +1,5 @@
-import { metrics, type Counter, type Histogram } from "@opentelemetry/api";
-import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
-import { MeterProvider } from "@opentelemetry/sdk-metrics";
-import { resetInstruments } from "@tether/core";
+import type { Counter, Histogram } from "@opentelemetry/api";
+import { createPrometheusMetrics } from "@tether/service-kit";
 
 export interface ApiMetrics {
   requests: Counter;
@@ -19,13 +17,10 @@ let shared: ApiMetrics | undefined;
  */
 export function apiMetrics(): ApiMetrics {
   if (shared) return shared;
-  const exporter = new PrometheusExporter({ preventServerStart: true });
-  const provider = new MeterProvider({ readers: [exporter] });
   // Another component of this process may have registered first; then tether's instruments
   // report there and this endpoint only carries the API's own.
-  if (metrics.setGlobalMeterProvider(provider)) resetInstruments();
-  const meter = provider.getMeter("tether-api");
-  const serializer = new PrometheusSerializer();
+  const registry = createPrometheusMetrics({ serviceName: "tether-api" });
+  const meter = registry.meter("tether-api");
   shared = {
     requests: meter.createCounter("tether_api_requests", { description: "HTTP requests answered, by method, route and status" }),
     requestDuration: meter.createHistogram("tether_api_request_duration", {
@@ -33,10 +28,7 @@ export function apiMetrics(): ApiMetrics {
       unit: "s",
       advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
     }),
-    async scrape() {
-      const { resourceMetrics } = await exporter.collect();
-      return serializer.serialize(resourceMetrics);
-    },
+    scrape: () => registry.scrape(),
   };
   return shared;
 }

@@ -1,8 +1,5 @@
-import { metrics } from "@opentelemetry/api";
-import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { MeterProvider } from "@opentelemetry/sdk-metrics";
-import { resetInstruments, type Logger, type QueueSample } from "@tether/core";
+import type { Logger, QueueSample } from "@tether/core";
+import { createPrometheusMetrics } from "@tether/service-kit";
 
 export interface MetricsRegistryOptions {
   /** Reads the newest queue sample (written by whichever replica leads maintenance). */
@@ -25,19 +22,13 @@ export interface MetricsRegistry {
  * alert rules take max() across instances.
  */
 export function createMetricsRegistry(opts: MetricsRegistryOptions): MetricsRegistry {
-  const exporter = new PrometheusExporter({ preventServerStart: true });
-  const provider = new MeterProvider({
-    resource: resourceFromAttributes({ "service.name": opts.serviceName ?? "tether-drainer" }),
-    readers: [exporter],
+  const registry = createPrometheusMetrics({
+    serviceName: opts.serviceName ?? "tether-drainer",
     // Prometheus convention names the unit; core names its instruments unit-free.
     views: [{ instrumentName: "tether_drain_batch_duration", name: "tether_drain_batch_duration_seconds" }],
+    onConflict: () => opts.logger.warn({}, "another MeterProvider is registered in this process; tether counters go there"),
   });
-  const registered = metrics.setGlobalMeterProvider(provider);
-  if (!registered) opts.logger.warn({}, "another MeterProvider is registered in this process; tether counters go there");
-  // Core caches its instruments; drop any created against the previous (no-op) provider.
-  resetInstruments();
-
-  const meter = provider.getMeter("tether");
+  const meter = registry.meter("tether");
   const queueLength = meter.createObservableGauge("tether_queue_length", {
     description: "Unexpired jobs in the job table (due or not), by name, tag and priority",
   });
@@ -79,19 +70,8 @@ export function createMetricsRegistry(opts: MetricsRegistryOptions): MetricsRegi
     [queueLength, expired, parked, oldestDue, sampleAge],
   );
 
-  const serializer = new PrometheusSerializer();
   return {
-    async scrape() {
-      const { resourceMetrics, errors } = await exporter.collect();
-      for (const e of errors) opts.logger.warn({ err: String(e) }, "metrics collection error");
-      return serializer.serialize(resourceMetrics);
-    },
-    async shutdown() {
-      await provider.shutdown();
-      if (registered) {
-        metrics.disable();
-        resetInstruments();
-      }
-    },
+    scrape: () => registry.scrape((e) => opts.logger.warn({ err: String(e) }, "metrics collection error")),
+    shutdown: () => registry.shutdown(),
   };
 }
