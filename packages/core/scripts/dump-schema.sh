@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates packages/core/schema.sql: tether's schema after all migrations, so every schema
 # change shows up in review as a diff. Needs DATABASE_URL pointing at a server (any database).
+# `--check` writes nothing and exits 1 when the committed schema.sql is out of date (CI runs it
+# through packages/core/test/schema-dump.test.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 url="${DATABASE_URL:?set DATABASE_URL}"
@@ -14,6 +16,16 @@ import("./src/index.ts").then(async ({ createDb, migrate }) => {
   await migrate(db);
   await db.destroy();
 });' "$target"
-pg_dump --schema-only --no-owner --no-privileges --schema=tether "$target" \
-  | grep -v -E '^(--|SET |SELECT pg_catalog.set_config|\\(un)?restrict)' | cat -s > schema.sql
-echo "wrote packages/core/schema.sql"
+dump() {
+  pg_dump --schema-only --no-owner --no-privileges --schema=tether "$target" \
+    | grep -v -E '^(--|SET |SELECT pg_catalog.set_config|\\(un)?restrict)' | cat -s
+}
+if [ "${1:-}" = "--check" ]; then
+  if ! diff -u schema.sql <(dump) >&2; then
+    echo "packages/core/schema.sql is out of date: run \`pnpm --filter @tether/core schema\`" >&2
+    exit 1
+  fi
+else
+  dump > schema.sql
+  echo "wrote packages/core/schema.sql"
+fi

@@ -31,10 +31,13 @@ export class PermanentSinkError extends TetherError {
   }
 }
 
-/** The drain transaction ran past its deadline and was rolled back; its jobs are released. */
+/**
+ * The reason downstream calls of a drain pass are aborted when its deadline is reached. The
+ * pass still commits what it decided: the jobs whose calls were cut are retried with backoff.
+ */
 export class DeadlineExceededError extends TetherError {
   constructor(ms: number, options?: { cause?: unknown }) {
-    super("E_DEADLINE", `drain batch exceeded its ${ms} ms deadline and was rolled back`, options);
+    super("E_DEADLINE", `drain deadline of ${ms} ms reached`, options);
   }
 }
 

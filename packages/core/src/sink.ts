@@ -1,6 +1,7 @@
 /**
  * The downstream contract. Core knows no vendor: an Elasticsearch adapter (or any other store)
- * implements `Sink`, and must pass the conformance suite in @tether/testkit.
+ * implements `Sink`. The Elasticsearch one is exercised against a real cluster, with faults
+ * injected, by the scenarios in test/.
  */
 
 /** What the downstream holds for one entity. Absent entities are absent from the map. */

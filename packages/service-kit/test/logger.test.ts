@@ -13,7 +13,7 @@ function capture() {
   return { lines, logger: createLogger({ level: "info", destination }) };
 }
 
-describe("the drainer's logger", () => {
+describe("the services' logger", () => {
   it("masks the password of a connection string and keeps the rest", () => {
     expect(maskUrl("postgres://tether:s3cret@db.internal:5432/tether")).toBe("postgres://tether:***@db.internal:5432/tether");
     expect(maskUrl("http://elastic:changeme@es:9200")).toBe("http://elastic:***@es:9200/");

@@ -4,7 +4,7 @@ import { SpanStatusCode, trace } from "@opentelemetry/api";
 import type { BackoffOptions } from "./backoff.js";
 import type { Collection } from "../collection.js";
 import { processBatch, emptyCounts, type DrainCounts } from "./drain-batch.js";
-import { ValidationError } from "../errors.js";
+import { DeadlineExceededError, ValidationError } from "../errors.js";
 import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
 import { idColumnType } from "../store/collection-store.js";
 import { claimJobs, sweepExpired } from "../store/job-store.js";
@@ -161,7 +161,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
         const paused = await pausedNames(o.db);
         const idTypes = await this.idTypes();
         const controller = new AbortController();
-        const timer = setTimeout(() => controller.abort(new Error(`drain deadline of ${o.deadlineMs} ms reached`)), o.deadlineMs);
+        const timer = setTimeout(() => controller.abort(new DeadlineExceededError(o.deadlineMs)), o.deadlineMs);
         const completions: CompletionCount[] = [];
         try {
           const expired = counts.expired;

@@ -16,8 +16,9 @@ CREATE TABLE tether.job (
   -- Who enqueued it: scopes metrics and the queue-length alert (tags starting with
   -- "reindex" are admin work and never page).
   tag text NOT NULL,
-  -- {"id": <entity id>, "force"?: true}. The entity id is deliberately NOT a foreign key:
-  -- the job must outlive a hard delete of its entity.
+  -- {"id": <entity id>, "force"?: true, "version"?: <n>}; "version" is carried by the job of
+  -- a hard delete (the version the delete must have downstream). The entity id is deliberately
+  -- NOT a foreign key: the job must outlive a hard delete of its entity.
   kwargs jsonb NOT NULL DEFAULT '{}'::jsonb,
   -- How many passes tried and failed to confirm this job. Bounds retries of permanent
   -- per-item failures (mapping errors, oversized documents) before the job is parked,
