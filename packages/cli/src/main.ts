@@ -14,6 +14,7 @@
  */
 import { describeCliError, exitCodeOf } from "./cli-errors.js";
 import { registerAlerts } from "./commands/alerts.js";
+import { registerCapture } from "./commands/capture.js";
 import { registerDrain } from "./commands/drain.js";
 import { registerMigrate } from "./commands/migrate.js";
 import { registerParked } from "./commands/parked.js";
@@ -33,6 +34,7 @@ registerParked(program);
 registerAlerts(program);
 registerPause(program);
 registerResume(program);
+registerCapture(program);
 
 try {
   await program.parseAsync(process.argv);

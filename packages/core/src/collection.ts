@@ -35,6 +35,12 @@ export interface CollectionOptions<Row = Record<string, unknown>> {
   jobName?: string;
   /** Named admin re-index scopes, e.g. `{ user: { kind: "equals", column: "userid" } }`. */
   reindexScopes?: Record<string, ReindexScope>;
+  /**
+   * Columns `toDocument` reads. Optional; used by the capture trigger (see `enableCapture`) so
+   * an UPDATE that changes none of them (nor the soft-delete column) neither bumps the version
+   * nor enqueues a job. Default: every column counts.
+   */
+  captureColumns?: readonly string[];
 }
 
 /** A validated collection with every default filled. */
@@ -48,6 +54,8 @@ export interface Collection<Row = Record<string, unknown>> {
   readonly jobName: string;
   readonly mappings: Record<string, unknown> | undefined;
   readonly reindexScopes: Readonly<Record<string, ReindexScope>>;
+  /** Columns the document uses, when declared; undefined means every column counts. */
+  readonly captureColumns: readonly string[] | undefined;
   toDocument(row: Row): Record<string, unknown>;
   /** True when the row is soft-deleted. */
   isDeleted(row: Row): boolean;
@@ -58,6 +66,11 @@ const IDENT = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
 function ident(field: string, value: string): string {
   if (!IDENT.test(value)) throw new ValidationError(field, `"${value}" is not a plain lower-case SQL identifier`);
   return value;
+}
+
+function checkCaptureColumns(columns: readonly string[]): readonly string[] {
+  if (!Array.isArray(columns) || columns.length === 0) throw new ValidationError("collection.captureColumns", "must be a non-empty array of column names");
+  return Object.freeze(columns.map((c, i) => ident(`collection.captureColumns[${i}]`, c)));
 }
 
 /**
@@ -81,6 +94,7 @@ export function defineCollection<Row = Record<string, unknown>>(opts: Collection
     if (scope.kind !== "ids") ident(`collection.reindexScopes.${key}.column`, scope.column);
     scopes[key] = scope;
   }
+  const captureColumns = opts.captureColumns === undefined ? undefined : checkCaptureColumns(opts.captureColumns);
   return {
     name: opts.name,
     table: ident("collection.table", opts.table),
@@ -91,6 +105,7 @@ export function defineCollection<Row = Record<string, unknown>>(opts: Collection
     jobName: opts.jobName ?? `sync_${opts.name}`,
     mappings: opts.mappings,
     reindexScopes: scopes,
+    captureColumns,
     toDocument: opts.toDocument,
     isDeleted(row: Row): boolean {
       if (!deletedColumn) return false;

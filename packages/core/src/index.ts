@@ -48,3 +48,5 @@ export { latestQueueSample, liveQueueAboveSince } from "./store/queue-sample-sto
 export type { QueueSample } from "./store/queue-sample-store.js";
 export { databaseNow, pingDatabase } from "./store/session-store.js";
 export * from "./resolve-options.js";
+export * from "./capture/capture-options.js";
+export * from "./capture/capture-store.js";

@@ -1,0 +1,72 @@
+import type { Command } from "commander";
+import { captureSql, captureStatus, disableCapture, enableCapture, type CaptureOptions } from "@tether/core";
+import { intOption, output, pickCollection, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
+
+interface EnableOptions extends CommonOptions {
+  tag?: string;
+  priority?: number;
+  graceMs?: number;
+  sql?: boolean;
+}
+
+interface DisableOptions extends CommonOptions {
+  sql?: boolean;
+}
+
+/**
+ * `tether capture enable|disable|status <collection>`: the opt-in trigger that captures writes
+ * bypassing the writer (psql fixes, data migrations, other services) in their own transaction.
+ */
+export function registerCapture(program: Command): void {
+  const capture = program
+    .command("capture")
+    .description("capture writes that bypass tether's writer with a trigger (version bump + job in the writing transaction)");
+
+  withCommonOptions(
+    capture
+      .command("enable <collection>")
+      .description("install (or replace) the capture trigger on the collection's table")
+      .option("--tag <tag>", 'tag of captured jobs (default "capture")')
+      .option("--priority <n>", "priority of captured jobs; lower runs first (default 1, like live writes)", intOption(0, 1_000_000))
+      .option("--grace-ms <ms>", "delay before a captured job is due (default 60000; 0 = due at once, drainers are woken)", intOption(0, 86_400_000))
+      .option("--sql", "print the SQL for a migration file instead of running it"),
+  ).action(async (name: string, opts: EnableOptions) => {
+    const options: CaptureOptions = {
+      ...(opts.tag !== undefined ? { tag: opts.tag } : {}),
+      ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
+      ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
+    };
+    const result = await withContext(opts, async (ctx) => {
+      const collection = pickCollection(ctx, name);
+      if (opts.sql) return { collection: collection.name, sql: captureSql(collection, options).enable };
+      await enableCapture(ctx.db, collection, options);
+      return { collection: collection.name, ...(await captureStatus(ctx.db, collection)) };
+    });
+    output(opts, result, () => ("sql" in result ? result.sql : `capture enabled on ${result.collection} (triggers: ${result.triggers.join(", ")})`));
+  });
+
+  withCommonOptions(
+    capture
+      .command("disable <collection>")
+      .description("remove the capture trigger and its functions")
+      .option("--sql", "print the SQL for a migration file instead of running it"),
+  ).action(async (name: string, opts: DisableOptions) => {
+    const result = await withContext(opts, async (ctx) => {
+      const collection = pickCollection(ctx, name);
+      if (opts.sql) return { collection: collection.name, sql: captureSql(collection).disable };
+      await disableCapture(ctx.db, collection);
+      return { collection: collection.name, ...(await captureStatus(ctx.db, collection)) };
+    });
+    output(opts, result, () => ("sql" in result ? result.sql : `capture disabled on ${result.collection}: no trigger left`));
+  });
+
+  withCommonOptions(capture.command("status [collection]").description("show which collections capture writes")).action(
+    async (name: string | undefined, opts: CommonOptions) => {
+      const result = await withContext(opts, async (ctx) => {
+        const targets = name === undefined ? ctx.collections : [pickCollection(ctx, name)];
+        return Promise.all(targets.map(async (c) => ({ collection: c.name, ...(await captureStatus(ctx.db, c)) })));
+      });
+      output(opts, result, () => result.map((r) => `${r.collection}: capture ${r.enabled ? "enabled" : r.triggers.length > 0 ? `partial (${r.triggers.join(", ")})` : "disabled"}`).join("\n"));
+    },
+  );
+}

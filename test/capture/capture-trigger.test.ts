@@ -1,0 +1,151 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { captureStatus, defineCollection, disableCapture, Drainer, enableCapture } from "@tether/core";
+import { createWidgetContext, widgets, type WidgetContext, type WidgetRow } from "../support/widgets.js";
+
+/** A clock past every captured job's grace period (60 s by default). */
+const later = () => new Date(Date.now() + 3_600_000);
+
+describe("the capture trigger", () => {
+  let ctx: WidgetContext;
+  let drainer: Drainer;
+
+  beforeAll(async () => {
+    ctx = await createWidgetContext();
+    drainer = new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets] });
+  });
+  afterAll(() => ctx.close());
+  beforeEach(async () => {
+    await disableCapture(ctx.db, widgets);
+    await sql`TRUNCATE widget, tether.job`.execute(ctx.db);
+    await enableCapture(ctx.db, widgets);
+  });
+
+  const version = async (id: string) => Number((await sql<{ version: string }>`SELECT version FROM widget WHERE id = ${id}`.execute(ctx.db)).rows[0]!.version);
+  const jobs = async () =>
+    (await sql<{ tag: string; priority: number; id: string; version: string | null; due_in: number }>`
+      SELECT tag, priority, kwargs->>'id' AS id, kwargs->>'version' AS version,
+             extract(epoch FROM scheduled_at - now()) AS due_in
+      FROM tether.job ORDER BY id`.execute(ctx.db)).rows;
+  const drainAll = async () => {
+    const now = later();
+    const total = { claimed: 0, repaired: 0, up_to_date: 0, deleted_downstream: 0 };
+    for (;;) {
+      const r = await drainer.drainOnce({ now });
+      expect(r.error).toBeUndefined();
+      for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += r[k];
+      if (r.claimed === 0) return total;
+    }
+  };
+
+  it("enqueues one capture job per row of a plain INSERT, with the writer's priority and grace", async () => {
+    const ids = await ctx.insertRaw(3);
+    const js = await jobs();
+    expect(js.map((j) => j.id)).toEqual(ids);
+    expect(js.every((j) => j.tag === "capture" && j.priority === 1 && j.version === null)).toBe(true);
+    expect(js.every((j) => j.due_in > 50 && j.due_in <= 60)).toBe(true);
+  });
+
+  it("brings an UPDATE from plain SQL to Elasticsearch through the drainer", async () => {
+    const [id] = await ctx.insertRaw(1);
+    await drainAll();
+    await sql`UPDATE widget SET title = 'edited by psql' WHERE id = ${id}`.execute(ctx.db);
+    expect(await version(id!)).toBe(2);
+    expect((await jobs()).map((j) => [j.id, j.tag])).toEqual([[id, "capture"]]);
+    const drained = await drainAll();
+    expect(drained.repaired).toBe(1);
+    const states = await ctx.sink.fetchStates(widgets.index, [id!]);
+    expect(states.get(id!)).toEqual({ version: 2, deleted: false });
+    const doc = await fetch(new URL(`/${ctx.indexPrefix}${widgets.index}/_doc/${id}`, ctx.elasticsearchUrl)).then((r) => r.json() as Promise<{ _source: { title: string } }>);
+    expect(doc._source.title).toBe("edited by psql");
+  });
+
+  it("never resurrects a row deleted with plain SQL, soft or hard", async () => {
+    const [soft, hard] = await ctx.insertRaw(2);
+    await drainAll();
+    const late = async (id: string) =>
+      (await ctx.sink.write(widgets.index, [{ kind: "index", id, version: 1, document: { owner: "raw", title: "late", body: null } }]))[0]!;
+    await sql`UPDATE widget SET deleted_at = now() WHERE id = ${soft}`.execute(ctx.db);
+    await sql`DELETE FROM widget WHERE id = ${hard}`.execute(ctx.db);
+    const js = await jobs();
+    expect(js.find((j) => j.id === hard)?.version).toBe("2");
+    const drained = await drainAll();
+    expect(drained.deleted_downstream).toBe(2);
+    const states = await ctx.sink.fetchStates(widgets.index, [soft!, hard!]);
+    expect(states.get(soft!)).toEqual({ version: 2, deleted: true });
+    expect(states.has(hard!)).toBe(false);
+    // A late write of the old version (a delayed direct sync) is refused, not resurrected.
+    expect((await late(soft!)).status).toBe("conflict");
+    expect((await late(hard!)).status).toBe("conflict");
+    expect((await ctx.sink.fetchStates(widgets.index, [soft!])).get(soft!)).toEqual({ version: 2, deleted: true });
+  });
+
+  it("bumps a statement that bumps the version itself only once, and never lowers it", async () => {
+    const [id] = await ctx.insertRaw(1);
+    await sql`UPDATE widget SET title = 'x', version = version + 1 WHERE id = ${id}`.execute(ctx.db);
+    expect(await version(id!)).toBe(2);
+    await sql`UPDATE widget SET title = 'y', version = 1 WHERE id = ${id}`.execute(ctx.db);
+    expect(await version(id!)).toBe(3);
+    // An UPDATE that changes nothing is not a change.
+    await sql`UPDATE widget SET title = title WHERE id = ${id}`.execute(ctx.db);
+    expect(await version(id!)).toBe(3);
+    expect((await jobs()).length).toBe(3);
+  });
+
+  it("counts an UPDATE only when a column the document uses changed, when the collection declares them", async () => {
+    const declared = defineCollection<WidgetRow>({ ...widgetsOptions(), captureColumns: ["owner", "title"] });
+    await disableCapture(ctx.db, widgets);
+    await enableCapture(ctx.db, declared);
+    try {
+      const [id] = await ctx.insertRaw(1);
+      await sql`UPDATE widget SET body = 'not in the document', updated_at = now() WHERE id = ${id}`.execute(ctx.db);
+      expect(await version(id!)).toBe(1);
+      expect((await jobs()).length).toBe(1);
+      await sql`UPDATE widget SET title = 'in the document' WHERE id = ${id}`.execute(ctx.db);
+      await sql`UPDATE widget SET deleted_at = now() WHERE id = ${id}`.execute(ctx.db);
+      expect(await version(id!)).toBe(3);
+      expect((await jobs()).length).toBe(3);
+    } finally {
+      await disableCapture(ctx.db, declared);
+    }
+  });
+
+  it("captures a changed primary key as a delete of the old id and a new entity", async () => {
+    const [id] = await ctx.insertRaw(1);
+    await sql`TRUNCATE tether.job`.execute(ctx.db);
+    await sql`ALTER TABLE widget ALTER COLUMN id SET GENERATED BY DEFAULT`.execute(ctx.db);
+    await sql`UPDATE widget SET id = id + 1000 WHERE id = ${id}`.execute(ctx.db);
+    const js = await jobs();
+    expect(js.map((j) => [j.id, j.version]).sort()).toEqual([[id, "2"], [String(Number(id) + 1000), null]].sort());
+  });
+
+  it("disabling leaves no trigger and no function behind, and plain writes enqueue nothing", async () => {
+    expect((await captureStatus(ctx.db, widgets)).enabled).toBe(true);
+    await disableCapture(ctx.db, widgets);
+    const status = await captureStatus(ctx.db, widgets);
+    expect(status).toEqual({ enabled: false, triggers: [], functions: [] });
+    const leftovers = await sql<{ n: string }>`
+      SELECT (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'widget'::regclass AND NOT tgisinternal)
+           + (SELECT count(*) FROM pg_proc p JOIN pg_namespace s ON s.oid = p.pronamespace WHERE s.nspname = 'tether' AND p.proname LIKE 'tether_capture%') AS n`.execute(ctx.db);
+    expect(Number(leftovers.rows[0]!.n)).toBe(0);
+    const [id] = await ctx.insertRaw(1);
+    await sql`UPDATE widget SET title = 'untracked' WHERE id = ${id}`.execute(ctx.db);
+    expect(await ctx.jobCount()).toBe(0);
+    expect(await version(id!)).toBe(1);
+  });
+
+  it("refuses a table without the version column with an error that says to adopt it", async () => {
+    const bare = defineCollection({ ...widgetsOptions(), versionColumn: "revision" });
+    await expect(enableCapture(ctx.db, bare)).rejects.toThrow(/no column "revision".*tether adopt widget/);
+  });
+});
+
+function widgetsOptions() {
+  return {
+    name: widgets.name,
+    table: widgets.table,
+    index: widgets.index,
+    deletedColumn: "deleted_at",
+    toDocument: widgets.toDocument,
+  };
+}
