@@ -13,6 +13,7 @@
  * Each verb lives in ./commands/<verb>.ts and is registered below with one line.
  */
 import { describeCliError, exitCodeOf } from "./cli-errors.js";
+import { registerAdopt } from "./commands/adopt.js";
 import { registerAlerts } from "./commands/alerts.js";
 import { registerCapture } from "./commands/capture.js";
 import { registerDrain } from "./commands/drain.js";
@@ -35,6 +36,7 @@ registerAlerts(program);
 registerPause(program);
 registerResume(program);
 registerCapture(program);
+registerAdopt(program);
 
 try {
   await program.parseAsync(process.argv);

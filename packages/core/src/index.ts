@@ -50,3 +50,5 @@ export { databaseNow, pingDatabase } from "./store/session-store.js";
 export * from "./resolve-options.js";
 export * from "./capture/capture-options.js";
 export * from "./capture/capture-store.js";
+export * from "./adopt/adopt.js";
+export * from "./wake/wake-store.js";

@@ -10,3 +10,4 @@ export * from "./annotation-audit.js";
 export * from "./scenario-load.js";
 export * from "./scratch-database.js";
 export * from "./wait-for.js";
+export * from "./live-writers.js";

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { captureSql, captureStatus, disableCapture, enableCapture, type CaptureOptions } from "@tether/core";
+import { captureSql, captureStatus, disableCapture, enableCapture, type CaptureOptions, type CaptureStatus } from "@tether/core";
 import { intOption, output, pickCollection, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 
 interface EnableOptions extends CommonOptions {
@@ -8,6 +8,9 @@ interface EnableOptions extends CommonOptions {
   graceMs?: number;
   sql?: boolean;
 }
+
+/** `--sql` prints the SQL; otherwise the status after the change. */
+type CaptureCliResult = { collection: string; sql?: string } & Partial<CaptureStatus>;
 
 interface DisableOptions extends CommonOptions {
   sql?: boolean;
@@ -38,11 +41,11 @@ export function registerCapture(program: Command): void {
     };
     const result = await withContext(opts, async (ctx) => {
       const collection = pickCollection(ctx, name);
-      if (opts.sql) return { collection: collection.name, sql: captureSql(collection, options).enable };
+      if (opts.sql) return { collection: collection.name, sql: captureSql(collection, options).enable } as CaptureCliResult;
       await enableCapture(ctx.db, collection, options);
-      return { collection: collection.name, ...(await captureStatus(ctx.db, collection)) };
+      return { collection: collection.name, ...(await captureStatus(ctx.db, collection)) } as CaptureCliResult;
     });
-    output(opts, result, () => ("sql" in result ? result.sql : `capture enabled on ${result.collection} (triggers: ${result.triggers.join(", ")})`));
+    output(opts, result, () => (result.sql !== undefined ? result.sql : `capture enabled on ${result.collection} (triggers: ${(result.triggers ?? []).join(", ")})`));
   });
 
   withCommonOptions(
@@ -53,11 +56,11 @@ export function registerCapture(program: Command): void {
   ).action(async (name: string, opts: DisableOptions) => {
     const result = await withContext(opts, async (ctx) => {
       const collection = pickCollection(ctx, name);
-      if (opts.sql) return { collection: collection.name, sql: captureSql(collection).disable };
+      if (opts.sql) return { collection: collection.name, sql: captureSql(collection).disable } as CaptureCliResult;
       await disableCapture(ctx.db, collection);
-      return { collection: collection.name, ...(await captureStatus(ctx.db, collection)) };
+      return { collection: collection.name, ...(await captureStatus(ctx.db, collection)) } as CaptureCliResult;
     });
-    output(opts, result, () => ("sql" in result ? result.sql : `capture disabled on ${result.collection}: no trigger left`));
+    output(opts, result, () => (result.sql !== undefined ? result.sql : `capture disabled on ${result.collection}: no trigger left`));
   });
 
   withCommonOptions(capture.command("status [collection]").description("show which collections capture writes")).action(
