@@ -52,3 +52,4 @@ export * from "./capture/capture-options.js";
 export * from "./capture/capture-store.js";
 export * from "./adopt/adopt.js";
 export * from "./wake/wake-store.js";
+export * from "./wake/wake-listener.js";

@@ -23,6 +23,12 @@ export interface Sizes {
   /** Sequential POSTs per repetition with Elasticsearch healthy / hanging (bench 8). */
   apiSamples: number;
   apiHangSamples: number;
+  /** Single-row statements per variant and repetition of the capture trigger benchmark. */
+  captureSamples: number;
+  /** Rows of the bulk UPDATE … WHERE with and without the capture trigger. */
+  captureBulkRows: number;
+  /** Rows of the table adopted under live writes (`--full`: 1M). */
+  adoptRows: number;
   /** Repetitions of each measurement. */
   reps: number;
 }
@@ -39,10 +45,13 @@ export const DEFAULT_SIZES: Sizes = {
   backlogJobs: 100_000,
   apiSamples: 300,
   apiHangSamples: 20,
+  captureSamples: 500,
+  captureBulkRows: 100_000,
+  adoptRows: 200_000,
   reps: 3,
 };
 
-const FULL_OVERRIDES: Partial<Sizes> = { reindexDocs: 1_000_000, enqueueRows: 1_000_000, claimExtra: 1_000_000, backlogJobs: 1_000_000 };
+const FULL_OVERRIDES: Partial<Sizes> = { reindexDocs: 1_000_000, enqueueRows: 1_000_000, claimExtra: 1_000_000, backlogJobs: 1_000_000, adoptRows: 1_000_000 };
 
 export interface CliOptions {
   only: string[];
@@ -55,7 +64,7 @@ export interface CliOptions {
 
 const USAGE = `Usage: pnpm bench [name ...] [--only name[,name]] [--scale f] [--full] [--reps n] [--out dir] [--list]
   --scale f   multiply every count by f (default 1; e.g. 0.1 for a smoke run)
-  --full      the 1M sizes: re-index, admin enqueue, claim table contents, backlog (slow)
+  --full      the 1M sizes: re-index, admin enqueue, claim table contents, backlog, adopt (slow)
   --reps n    repetitions per measurement (default 3)
   --out dir   where the JSON report goes (default bench-results)`;
 
@@ -82,7 +91,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const base: Sizes = { ...DEFAULT_SIZES, ...(values.full ? FULL_OVERRIDES : {}) };
   const sizes = { ...base };
   for (const k of Object.keys(sizes) as (keyof Sizes)[]) {
-    if (k === "reps" || k === "claimSamples" || k === "apiHangSamples") continue;
+    if (k === "reps" || k === "claimSamples" || k === "apiHangSamples" || k === "captureSamples") continue;
     sizes[k] = Math.max(k === "claimDue" ? 2500 : 100, Math.round(base[k] * scale));
   }
   if (values.reps !== undefined) {

@@ -13,3 +13,20 @@ import { WAKE_CHANNEL } from "../capture/capture-options.js";
 export async function notifyWake(db: Kysely<any>, jobName = ""): Promise<void> {
   await sql`SELECT pg_notify(${WAKE_CHANNEL}, ${jobName})`.execute(db);
 }
+
+/** Makes jobs due now and wakes drainers, in one statement (notifies only when a job moved). */
+export async function expediteJobs(db: Kysely<any>, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const r = await sql<{ n: string }>`
+    WITH u AS (
+      UPDATE tether.job SET scheduled_at = now() WHERE id = ANY(${[...ids]}::bigint[]) AND scheduled_at > now() RETURNING name
+    )
+    SELECT count(*) AS n, (SELECT pg_notify(${WAKE_CHANNEL}, min(name)) FROM u HAVING count(*) > 0) AS notified FROM u`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+/** The statement a dedicated session runs to receive wake-ups. */
+export function listenStatement(channel: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`invalid channel name "${channel}"`);
+  return `LISTEN ${channel}`;
+}

@@ -7,6 +7,7 @@ import { adminEnqueue } from "./admin-enqueue.js";
 import { claimLatency } from "./claim-latency.js";
 import { backlogRecovery } from "./backlog-recovery.js";
 import { apiLatency } from "./api-latency.js";
+import { captureOverhead } from "./capture-overhead.js";
 
 /** In the order they run. */
-export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency];
+export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, captureOverhead];
