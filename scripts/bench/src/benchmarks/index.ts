@@ -8,6 +8,7 @@ import { claimLatency } from "./claim-latency.js";
 import { backlogRecovery } from "./backlog-recovery.js";
 import { apiLatency } from "./api-latency.js";
 import { captureOverhead } from "./capture-overhead.js";
+import { adoptLive } from "./adopt-live.js";
 
 /** In the order they run. */
-export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, captureOverhead];
+export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, captureOverhead, adoptLive];
