@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { captureStatus, defineCollection, disableCapture, Drainer, enableCapture } from "@tether/core";
+import { captureStatus, createWriter, defineCollection, disableCapture, Drainer, enableCapture } from "@tether/core";
 import { createWidgetContext, widgets, type WidgetContext, type WidgetRow } from "../support/widgets.js";
 
 /** A clock past every captured job's grace period (60 s by default). */
@@ -90,6 +90,37 @@ describe("the capture trigger", () => {
     await sql`UPDATE widget SET title = title WHERE id = ${id}`.execute(ctx.db);
     expect(await version(id!)).toBe(3);
     expect((await jobs()).length).toBe(3);
+  });
+
+  it("gives exactly one bump and one job per change, whether it came through the writer or not", async () => {
+    const writer = createWriter({});
+    const jobsOf = async (id: string) => (await jobs()).filter((j) => j.id === id).map((j) => j.tag);
+    const created = await writer.createWithJob(ctx.db, widgets, { owner: "w", title: "by the writer" });
+    const id = created.changes[0]!.id;
+    expect(await version(id)).toBe(1);
+    expect(await jobsOf(id)).toEqual(["live"]);
+    await writer.updateWithJob(ctx.db, widgets, id, { title: "edited by the writer" });
+    expect(await version(id)).toBe(2);
+    expect(await jobsOf(id)).toEqual(["live", "live"]);
+    await sql`UPDATE widget SET title = 'edited by psql' WHERE id = ${id}`.execute(ctx.db);
+    expect(await version(id)).toBe(3);
+    expect(await jobsOf(id)).toEqual(["live", "live", "capture"]);
+    // In the caller's transaction: the writer's statement is the writer's, a plain one after it is captured.
+    await ctx.db.transaction().execute(async (trx) => {
+      await writer.updateWithJob(trx, widgets, id, { title: "writer, caller's transaction" });
+      await sql`UPDATE widget SET body = 'plain, same transaction' WHERE id = ${id}`.execute(trx);
+    });
+    expect(await version(id)).toBe(5);
+    expect(await jobsOf(id)).toEqual(["live", "live", "capture", "live", "capture"]);
+    // writeWithJobs: the function's statements bump themselves, the writer enqueues once.
+    await writer.writeWithJobs(ctx.db, widgets, async (trx) => {
+      const rows = await trx.updateTable("widget").set({ title: "own statement", version: sql`version + 1` }).where("id", "=", id).returningAll().execute();
+      return rows.map((row) => ({ id: String(row.id), row: row as never }));
+    });
+    expect(await version(id)).toBe(6);
+    await writer.deleteWithJob(ctx.db, widgets, id);
+    expect(await version(id)).toBe(7);
+    expect(await jobsOf(id)).toEqual(["live", "live", "capture", "live", "capture", "live", "live"]);
   });
 
   it("counts an UPDATE only when a column the document uses changed, when the collection declares them", async () => {

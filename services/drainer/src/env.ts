@@ -1,4 +1,4 @@
-import { cleanEnv, str, url } from "envalid";
+import { bool, cleanEnv, str, url } from "envalid";
 import { listenPort, logLevel, positiveInt } from "@tether/service-kit";
 
 export interface DrainerEnv {
@@ -20,6 +20,13 @@ export interface DrainerEnv {
   TETHER_MAX_ATTEMPTS: number;
   /** How often this replica attempts maintenance (sampling, gauges, pruning). Default 15000. */
   TETHER_MAINTENANCE_INTERVAL_MS: number;
+  /** Wake up on NOTIFY from due-now work (LISTEN on a dedicated session). Default true; false runs on the interval alone. */
+  TETHER_LISTEN: boolean;
+  /**
+   * Where that session connects. Default DATABASE_URL. LISTEN does not work through a
+   * transaction-mode pooler (PgBouncer): give Postgres itself or a session-mode pool here.
+   */
+  TETHER_LISTEN_DATABASE_URL: string;
   /** "console" prints finished spans to stdout; "none" (default) records nothing. */
   OTEL_TRACES_EXPORTER: "none" | "console";
   LOG_LEVEL: string;
@@ -38,6 +45,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
     TETHER_DEADLINE_MS: positiveInt({ default: 30_000 }),
     TETHER_MAX_ATTEMPTS: positiveInt({ default: 5 }),
     TETHER_MAINTENANCE_INTERVAL_MS: positiveInt({ default: 15_000 }),
+    TETHER_LISTEN: bool({ default: true }),
+    TETHER_LISTEN_DATABASE_URL: url({ default: undefined, desc: "session-mode Postgres connection string for LISTEN" }),
     OTEL_TRACES_EXPORTER: str({ default: "none", choices: ["none", "console"] as const }),
     LOG_LEVEL: logLevel(),
   });
@@ -52,6 +61,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
     TETHER_DEADLINE_MS: env.TETHER_DEADLINE_MS,
     TETHER_MAX_ATTEMPTS: env.TETHER_MAX_ATTEMPTS,
     TETHER_MAINTENANCE_INTERVAL_MS: env.TETHER_MAINTENANCE_INTERVAL_MS,
+    TETHER_LISTEN: env.TETHER_LISTEN,
+    TETHER_LISTEN_DATABASE_URL: env.TETHER_LISTEN_DATABASE_URL ?? env.DATABASE_URL,
     OTEL_TRACES_EXPORTER: env.OTEL_TRACES_EXPORTER,
     LOG_LEVEL: env.LOG_LEVEL,
   };

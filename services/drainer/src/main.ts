@@ -41,6 +41,8 @@ const daemon = await startDrainerDaemon({
     concurrency: env.TETHER_DRAIN_CONCURRENCY,
     deadlineMs: env.TETHER_DEADLINE_MS,
     maxAttempts: env.TETHER_MAX_ATTEMPTS,
+    // Due-now work wakes the loop at once; TETHER_LISTEN=false (e.g. behind transaction-mode PgBouncer) keeps the interval alone.
+    ...(env.TETHER_LISTEN ? { listen: { connectionString: env.TETHER_LISTEN_DATABASE_URL, applicationName: "tether-drainer-listen" } } : {}),
   },
 });
 

@@ -14,6 +14,7 @@ import { limitDrainTransaction } from "../store/session-store.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
 import type { Sink } from "../sink.js";
+import { WakeListener, type WakeListenerOptions } from "../wake/wake-listener.js";
 
 export interface DrainerOptions {
   db: Kysely<any>;
@@ -48,10 +49,17 @@ export interface DrainerOptions {
   intervalMs?: number;
   /** Jitter added to each interval, as a fraction. Default 0.1. */
   intervalJitter?: number;
+  /**
+   * LISTEN for wake-ups on a dedicated session while the loop runs: due-now work (admin
+   * re-index, parked retry, verify repairs, a failed direct sync) starts a pass at once instead
+   * of waiting for the interval, which keeps running regardless. Default: off. Not through a
+   * transaction-mode pooler (PgBouncer): give a session-mode connection string.
+   */
+  listen?: WakeListenerOptions;
 }
 
 /** The defaults documented on `DrainerOptions`, and how each value is validated. */
-export const DRAINER_DEFAULTS: OptionDefaults<Omit<DrainerOptions, "db" | "sink" | "collections" | "logger" | "backoff">> = {
+export const DRAINER_DEFAULTS: OptionDefaults<Omit<DrainerOptions, "db" | "sink" | "collections" | "logger" | "backoff" | "listen">> = {
   batchSize: [2500, "positive integer"],
   deadlineMs: [30_000, "positive integer"],
   maxAttempts: [5, "positive integer"],
@@ -62,6 +70,9 @@ export const DRAINER_DEFAULTS: OptionDefaults<Omit<DrainerOptions, "db" | "sink"
   intervalMs: [60_000, "positive integer"],
   intervalJitter: [0.1, "fraction"],
 };
+
+/** Why the loop started a pass. */
+export type PassReason = "start" | "interval" | "full" | "wake";
 
 export interface DrainResult extends DrainCounts {
   durationMs: number;
@@ -77,6 +88,12 @@ export interface DrainerEvents {
   batch: [DrainResult];
   error: [Error];
   stopped: [];
+  /** The loop starts a pass (or a wave of passes), and why. */
+  pass: [PassReason];
+  /** A wake-up arrived: a NOTIFY (its payload) or LISTEN re-established after a lost session. */
+  wake: [{ source: "notify" | "listening"; payload: string }];
+  /** The wake-up session is listening (again). */
+  listening: [];
 }
 
 /**
@@ -91,11 +108,15 @@ export interface DrainerEvents {
 export class Drainer extends EventEmitter<DrainerEvents> {
   /** Drainers whose loop is running in this process (tests fail when one is left behind). */
   static readonly active = new Set<Drainer>();
-  readonly options: Required<Omit<DrainerOptions, "logger" | "backoff">> & { logger: Logger; backoff: BackoffOptions };
+  readonly options: Required<Omit<DrainerOptions, "logger" | "backoff" | "listen">> & { logger: Logger; backoff: BackoffOptions; listen: WakeListenerOptions | undefined };
   private readonly byName: Map<string, Collection<any>>;
   private loop: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
+  /** "running" from a wave's start to its end; a wake-up then asks for one more pass. */
+  private phase: "idle" | "running" | "waking" = "idle";
+  private wakePending = false;
+  private listener: WakeListener | undefined;
 
   constructor(opts: DrainerOptions) {
     super();
@@ -106,6 +127,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       logger: opts.logger ?? silentLogger,
       backoff: opts.backoff ?? {},
       ...resolveOptions(DRAINER_DEFAULTS, opts),
+      listen: opts.listen,
     };
     this.options = o;
     this.byName = new Map();
@@ -236,9 +258,14 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     if (this.loop) return;
     Drainer.active.add(this);
     this.stopping = false;
+    if (this.options.listen) this.startListener(this.options.listen);
     this.loop = (async () => {
       let width = 1;
+      let reason: PassReason = "start";
       while (!this.stopping) {
+        this.phase = "running";
+        this.wakePending = false;
+        this.emit("pass", reason);
         const results = await this.passesSideBySide(width);
         // A failed pass is logged and retried by the loop; an "error" event nobody listens to
         // would throw and kill the process (the very outage the loop exists to ride out).
@@ -247,29 +274,74 @@ export class Drainer extends EventEmitter<DrainerEvents> {
         // Full batches: there is more, go again at once, with every pass we are allowed.
         const more = results.some((r) => !r.error && r.claimed >= this.options.batchSize);
         width = more ? this.options.concurrency : 1;
-        if (more) continue;
+        if (more) {
+          reason = "full";
+          continue;
+        }
+        // Wake-ups during the wave may describe work it claimed before they arrived, or not:
+        // one more pass settles it, however many arrived (coalesced).
+        if (this.wakePending) {
+          reason = "wake";
+          continue;
+        }
         const jitter = 1 + (Math.random() * 2 - 1) * this.options.intervalJitter;
+        reason = "interval";
+        this.phase = "idle";
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, Math.max(0, this.options.intervalMs * jitter));
           this.wake = () => {
             clearTimeout(t);
+            reason = "wake";
             resolve();
           };
         });
         this.wake = undefined;
       }
+      this.phase = "idle";
     })();
   }
 
-  /** Runs the next pass now (e.g. on a LISTEN/NOTIFY wake-up or an admin request). */
+  private startListener(opts: WakeListenerOptions): void {
+    const listener = new WakeListener({ ...opts, logger: opts.logger ?? this.options.logger });
+    this.listener = listener;
+    listener.on("notification", (payload) => {
+      this.emit("wake", { source: "notify", payload });
+      this.poke();
+    });
+    let first = true;
+    listener.on("listening", () => {
+      this.emit("listening");
+      // Notifications sent while the session was down are gone: look for due work once.
+      if (!first) {
+        this.emit("wake", { source: "listening", payload: "" });
+        this.poke();
+      }
+      first = false;
+    });
+    void listener.start();
+  }
+
+  /**
+   * Runs the next pass now (a LISTEN/NOTIFY wake-up, an admin request). Coalesced: while the
+   * loop sleeps the first poke wakes it and later ones are absorbed until its pass starts;
+   * during a pass, any number of pokes ask for exactly one more pass.
+   */
   poke(): void {
-    this.wake?.();
+    if (this.phase === "idle" && this.wake) {
+      this.phase = "waking";
+      this.wake();
+    } else if (this.phase === "running") {
+      this.wakePending = true;
+    }
   }
 
   /** Stops after the current pass commits or rolls back; resolves when the loop has exited. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.stop();
     await this.loop;
     this.loop = undefined;
     Drainer.active.delete(this);

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { ValidationError } from "../errors.js";
+import { notifyWake } from "../wake/wake-store.js";
 import { requeueDeadJobs, selectDeadJobs, type DeadReason } from "../store/dead-job-store.js";
 
 /** What operators do with the dead-letter table: list it, move rows back into the queue. */
@@ -92,5 +93,7 @@ export async function retryDeadJobs(db: Kysely<any>, opts: RetryDeadJobsOptions)
     for (const id of opts.ids) if (typeof id !== "string" || !/^[1-9][0-9]{0,18}$/.test(id)) throw new ValidationError("ids", `invalid dead-job id ${JSON.stringify(id)}`);
   }
   const retried = await requeueDeadJobs(db, { reason: opts.reason, name: opts.name, ids: opts.ids });
+  // Requeued jobs are due now: wake the drainers.
+  if (retried > 0) await notifyWake(db);
   return { retried };
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { REINDEX_TAG_PREFIX, type JobRow, type NewJob } from "../job.js";
 import { instant, pinnedClock as at } from "./pinned-clock.js";
+import { notifyWake } from "../wake/wake-store.js";
 
 /**
  * Every SQL statement on tether.job lives here (parking and sweeping move rows on into
@@ -22,6 +23,9 @@ export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<strin
                 ${jobs.map((j) => j.version ?? null)}::bigint[])
          AS j(name, entity_id, priority, tag, delay_ms, force, version)
     RETURNING id`.execute(db);
+  // Due-now work (verify's repairs, a writer without grace) wakes drainers; grace-delayed work must not.
+  const due = jobs.find((j) => j.delayMs <= 0);
+  if (due) await notifyWake(db, due.name);
   return r.rows.map((x) => String(x.id));
 }
 

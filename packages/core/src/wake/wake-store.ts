@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { WAKE_CHANNEL } from "../capture/capture-options.js";
+import { WAKE_CHANNEL, WRITER_SETTING } from "../capture/capture-options.js";
 
 /**
  * NOTIFYs listening drainers that due-now work was enqueued. Inside a transaction the
@@ -29,4 +29,12 @@ export async function expediteJobs(db: Kysely<any>, ids: readonly string[]): Pro
 export function listenStatement(channel: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`invalid channel name "${channel}"`);
   return `LISTEN ${channel}`;
+}
+
+/**
+ * The writer's side of the capture hand-shake: while the transaction-local setting holds the
+ * collection's name, that collection's capture triggers stay out of the way. "" clears it.
+ */
+export async function setWriterFlag(db: Kysely<any>, collectionName: string): Promise<void> {
+  await sql`SELECT set_config(${WRITER_SETTING}, ${collectionName}, true)`.execute(db);
 }

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from "../errors.js";
 import { canonicalEntityId } from "../entity-id.js";
 import { REINDEX_TAG_PREFIX } from "../job.js";
 import { instruments } from "../ops/metrics.js";
+import { notifyWake } from "../wake/wake-store.js";
 import { entityIdsQuery, idColumnType, type EntityFilter } from "../store/collection-store.js";
 import { insertJobsSelecting } from "../store/job-store.js";
 
@@ -105,6 +106,9 @@ export async function enqueueReindex(db: Kysely<any>, collection: Collection<any
     // Nothing was inserted, so nothing to roll back; a typo in a user name must not look like success.
     throw new NotFoundError(`${collection.name} with ${scope.column} = ${JSON.stringify(req.value)}`);
   }
-  if (enqueued > 0) instruments().jobsEnqueued.add(enqueued, { name: collection.jobName, tag, priority });
+  if (enqueued > 0) {
+    await notifyWake(db, collection.jobName);
+    instruments().jobsEnqueued.add(enqueued, { name: collection.jobName, tag, priority });
+  }
   return { enqueued, priority, tag };
 }

@@ -5,6 +5,7 @@ import { directSync, type DirectSyncOutcome, type EntityChange } from "./direct-
 import { NotFoundError, ValidationError } from "../errors.js";
 import { hardDeleteRow, insertRow, softDeleteRow, updateRow } from "../store/collection-store.js";
 import { insertJobs } from "../store/job-store.js";
+import { expediteJobs, setWriterFlag } from "../wake/wake-store.js";
 import { DEFAULT_LIVE_TAG, type NewJob } from "../job.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
@@ -112,6 +113,8 @@ export function createWriter(options: WriterOptions = {}): Writer {
     const tag = opts?.tag ?? defaultTag;
     const priority = opts?.priority ?? defaultPriority;
     const body = async (trx: Transaction<any>) => {
+      // The capture trigger's hand-shake: these statements bump and enqueue themselves.
+      await setWriterFlag(trx, collection.name);
       const changes = await fn(trx);
       const jobs: NewJob[] = changes.map((c) => ({
         name: collection.jobName,
@@ -122,6 +125,8 @@ export function createWriter(options: WriterOptions = {}): Writer {
         ...(c.row === undefined && c.deletedVersion !== undefined ? { version: c.deletedVersion } : {}),
       }));
       const jobIds = await insertJobs(trx, jobs);
+      // In the caller's transaction, later plain statements must be captured again.
+      if (trx === db) await setWriterFlag(trx, "");
       return { changes, jobIds };
     };
     return trace.getTracer("tether").startActiveSpan(`tether.write ${collection.name}`, async (span) => {
@@ -130,6 +135,8 @@ export function createWriter(options: WriterOptions = {}): Writer {
         const { changes, jobIds } = callerTx ? await body(db as Transaction<any>) : await db.transaction().execute(body);
         instruments().jobsEnqueued.add(jobIds.length, { name: collection.jobName, tag, priority });
         const sync: DirectSyncOutcome = callerTx ? "deferred" : opts?.directSync === false ? "skipped" : await syncNow(collection, changes);
+        // Nothing left to race: make the jobs due now and wake the drainers.
+        if (sync === "error" || sync === "timeout") await expediteJobs(db, jobIds).catch((err: unknown) => logger.warn({ err: String(err) }, "could not expedite the jobs of a failed direct sync"));
         return { row: changes[0]?.row, jobIds, sync, changes };
       } finally {
         span.end();
