@@ -97,6 +97,8 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
     else logger.debug({ pass: r }, "drain pass");
   });
 
+  drainer.on("listening", () => logger.info({ channel: "tether_wake" }, "listening for wake-ups"));
+
   let inFlight: Promise<MaintenanceResult> | undefined;
   const maintainNow = (): Promise<MaintenanceResult> => {
     inFlight ??= runMaintenance(opts.db, maintenanceOptions)
@@ -155,6 +157,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
       deadlineMs: drainer.options.deadlineMs,
       maxAttempts: drainer.options.maxAttempts,
       maintenanceIntervalMs,
+      listen: drainer.options.listen !== undefined,
       collections: opts.collections.map((c) => c.jobName),
     },
     "listening",
