@@ -53,3 +53,4 @@ export * from "./capture/capture-store.js";
 export * from "./adopt/adopt.js";
 export * from "./wake/wake-store.js";
 export * from "./wake/wake-listener.js";
+export * from "./adopt/adopt-migrations.js";

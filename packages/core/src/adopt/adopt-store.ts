@@ -128,3 +128,9 @@ export async function enqueueInitialSyncBatch(db: Db, c: Collection<any>, idType
   const row = r.rows[0]!;
   return { last: row.last ?? undefined, seen: Number(row.seen), affected: Number(row.seen) };
 }
+
+/** SQL text of the initial sync as one INSERT … SELECT (for a migration file). */
+export function initialSyncSql(c: Collection<any>, job: InitialSyncJob): string {
+  const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
+  return `INSERT INTO tether.job (name, priority, tag, kwargs)\nSELECT ${quote(job.name)}, ${job.priority}, ${quote(job.tag)}, jsonb_build_object('id', t.${qi(c.idColumn)}::text)\nFROM ${qi(c.table)} AS t;\nSELECT pg_notify('tether_wake', ${quote(job.name)});`;
+}
