@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueReindex } from "@tether/core";
-import type { TestContext } from "@tether/testkit";
+import { waitFor, type TestContext } from "@tether/testkit";
 import { annotations, createAnnotationContext, insertRawAnnotations } from "../scenarios/support/annotation-context.js";
 import { spawnService, stopAll, type ServiceProcess } from "../scenarios/support/processes.js";
-import { waitFor } from "../scenarios/support/wait-for.js";
 
 describe("the drainer process with its default settings", () => {
   let ctx: TestContext;

@@ -3,7 +3,7 @@ import pg from "pg";
 import { WAKE_CHANNEL } from "../capture/capture-options.js";
 import { ValidationError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
-import { listenStatement } from "./wake-store.js";
+import { checkChannel, listenOn } from "./wake-store.js";
 
 export interface WakeListenerOptions {
   /**
@@ -61,7 +61,7 @@ export class WakeListener extends EventEmitter<WakeListenerEvents> {
       reconnectMaxMs: opts.reconnectMaxMs ?? 5_000,
       applicationName: opts.applicationName ?? "tether-listen",
     };
-    listenStatement(this.o.channel);
+    checkChannel(this.o.channel);
   }
 
   /** True while LISTEN is active on a live session. */
@@ -110,7 +110,7 @@ export class WakeListener extends EventEmitter<WakeListenerEvents> {
     });
     try {
       await client.connect();
-      await client.query(listenStatement(this.o.channel));
+      await listenOn(client, this.o.channel);
     } catch (err) {
       onLost(err instanceof Error ? err : new Error(String(err)));
       return;

@@ -25,10 +25,15 @@ export async function expediteJobs(db: Kysely<any>, ids: readonly string[]): Pro
   return Number(r.rows[0]?.n ?? 0);
 }
 
-/** The statement a dedicated session runs to receive wake-ups. */
-export function listenStatement(channel: string): string {
+/** Checks a channel name (it is spliced into LISTEN, which takes no parameters). */
+export function checkChannel(channel: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`invalid channel name "${channel}"`);
-  return `LISTEN ${channel}`;
+  return channel;
+}
+
+/** Starts receiving wake-ups on a dedicated session (a bare pg client, not a pooled one). */
+export async function listenOn(client: { query(text: string): Promise<unknown> }, channel: string): Promise<void> {
+  await client.query(`LISTEN ${checkChannel(channel)}`);
 }
 
 /**
