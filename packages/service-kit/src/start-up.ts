@@ -23,22 +23,30 @@ function fatalLine(service: string, msg: string, fields: Record<string, unknown>
 /**
  * An envalid reporter that writes ONE JSON log line naming every invalid or missing variable
  * and exits with `EXIT_CODES.config`. Values are never printed (a malformed connection string
- * still holds its password); a validator's message that quotes the value gets it withheld.
+ * still holds its password): a validator's message that quotes the value gets it withheld.
+ * `source` is the environment being parsed (envalid hands reporters only the valid part).
  *
  * @example
- * cleanEnv(process.env, spec, { reporter: envReporter("drainer") });
+ * cleanEnv(process.env, spec, { reporter: envReporter("drainer", process.env) });
  */
-export function envReporter<T>(service: string, write: Write = stdout, exit: (code: number) => never = process.exit): (opts: ReporterOptions<T>) => void {
-  return ({ errors, env }) => {
+export function envReporter<T>(
+  service: string,
+  source: Record<string, string | undefined>,
+  io: { write?: Write; exit?: (code: number) => never } = {},
+): (opts: ReporterOptions<T>) => void {
+  const write = io.write ?? stdout;
+  const exit = io.exit ?? process.exit;
+  return ({ errors }) => {
     const names = Object.keys(errors);
     if (names.length === 0) return;
     const problems: Record<string, string> = {};
     for (const name of names.sort()) {
       const err = (errors as Record<string, Error | undefined>)[name];
-      const raw = (env as Record<string, unknown>)[name];
+      const raw = source[name];
       let text = err instanceof EnvMissingError ? "is required" : (err?.message ?? "is invalid");
       if (typeof raw === "string" && raw !== "") text = text.split(raw).join("<value withheld>");
-      problems[name] = scrubSecrets(text);
+      // Validators quote what they read, possibly trimmed or re-encoded: withhold any quoted part.
+      problems[name] = scrubSecrets(text.replace(/"[^"]*"/g, '"<value withheld>"'));
     }
     write(fatalLine(service, `invalid configuration: ${names.join(", ")}`, { exitCode: EXIT_CODES.config, invalidEnv: problems }));
     exit(EXIT_CODES.config);

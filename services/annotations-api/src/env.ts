@@ -34,7 +34,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_BODY_LIMIT_BYTES: positiveInt({ default: 65_536 }),
     OTEL_TRACES_EXPORTER: str({ default: "none", choices: ["none", "console"] as const }),
     LOG_LEVEL: logLevel(),
-  }, { reporter: envReporter("annotations-api") });
+  }, { reporter: envReporter("annotations-api", source) });
   return {
     DATABASE_URL: env.DATABASE_URL,
     ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,

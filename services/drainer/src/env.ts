@@ -40,7 +40,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
     TETHER_MAINTENANCE_INTERVAL_MS: positiveInt({ default: 15_000 }),
     OTEL_TRACES_EXPORTER: str({ default: "none", choices: ["none", "console"] as const }),
     LOG_LEVEL: logLevel(),
-  }, { reporter: envReporter("drainer") });
+  }, { reporter: envReporter("drainer", source) });
   return {
     DATABASE_URL: env.DATABASE_URL,
     ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
