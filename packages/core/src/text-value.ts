@@ -23,7 +23,11 @@ export function textProblem(s: string): string | undefined {
  * findTextProblem({ tags: ["ok", "a\u0000"] }, "body"); // { field: "tags.1", problem: "must not contain …" }
  */
 export function findTextProblem(value: unknown, prefix = ""): { field: string; problem: string } | undefined {
-  const at = (k: string | number) => (prefix ? `${prefix}.${k}` : String(k));
+  // An empty key still needs a visible name in a field path.
+  const at = (k: string | number) => {
+    const key = k === "" ? '""' : String(k);
+    return prefix ? `${prefix}.${key}` : key;
+  };
   if (typeof value === "string") {
     const problem = textProblem(value);
     return problem ? { field: prefix || "body", problem } : undefined;

@@ -32,11 +32,11 @@ function checkRawQuery(url: string): void {
     try {
       decodeURIComponent(part.replace(/\+/g, " "));
     } catch {
-      let field = name;
+      let field = "query";
       try {
-        field = decodeURIComponent(name);
+        field = decodeURIComponent(name) || "query";
       } catch {
-        field = "query";
+        // The name itself is not UTF-8: name the query string as a whole.
       }
       throw new HttpError("validation", `${field}: is not valid percent-encoded UTF-8`, { field });
     }
@@ -87,7 +87,10 @@ export const errorContract = fp(
     app.addHook("preValidation", async (request) => {
       checkRawQuery(request.url);
       const found = findTextProblem(request.query, "") ?? findTextProblem(request.params, "");
-      if (found) throw new HttpError("validation", `${found.field}: ${found.problem}`, { field: found.field });
+      if (found) {
+        const field = found.field || "query";
+        throw new HttpError("validation", `${field}: ${found.problem}`, { field });
+      }
     });
 
     app.setErrorHandler(handleError);

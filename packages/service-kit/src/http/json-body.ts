@@ -16,7 +16,10 @@ function reviver(this: unknown, _key: string, value: unknown, context?: { source
   return value;
 }
 
-const at = (path: string, k: string | number) => (path ? `${path}.${k}` : String(k));
+const at = (path: string, k: string | number) => {
+  const key = k === "" ? '""' : String(k);
+  return path ? `${path}.${key}` : key;
+};
 
 /** Refuses what no route may receive; returns the same value. */
 function check(value: unknown, path: string): void {
