@@ -82,6 +82,28 @@ describe("the error contract plugin", () => {
     expect(del.json()).toEqual({ error: "forbidden", message: "the operator role is required" });
   });
 
+  it("serve the contract from a prefixed plugin alone, in an app that does not register it", async () => {
+    const host = Fastify();
+    await host.register(
+      async (child) => {
+        await child.register(errorContract);
+        child.post("/reindex", { schema: { body: { type: "object", required: ["scope"], properties: { scope: { type: "string" } } } } }, async () => ({ ok: true }));
+      },
+      { prefix: "/admin" },
+    );
+    try {
+      const bad = await host.inject({ method: "POST", url: "/admin/reindex", payload: { scope: "a\u0000" } });
+      expect(bad.json()).toMatchObject({ error: "validation", field: "scope" });
+      const wrongMethod = await host.inject({ method: "GET", url: "/admin/reindex" });
+      expect(wrongMethod.statusCode).toBe(405);
+      expect(wrongMethod.headers.allow).toBe("POST");
+      const text = await host.inject({ method: "POST", url: "/admin/reindex", headers: { "content-type": "text/plain" }, payload: "{}" });
+      expect(text.json()).toMatchObject({ error: "unsupported_media_type" });
+    } finally {
+      await host.close();
+    }
+  });
+
   it("document a status for every code it answers", () => {
     for (const [code, status] of Object.entries(ERROR_CODES)) expect(new HttpError(code as keyof typeof ERROR_CODES, "m").statusCode, code).toBe(status);
   });
