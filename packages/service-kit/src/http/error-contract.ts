@@ -97,10 +97,12 @@ export const errorContract = fp(
     app.setNotFoundHandler((request, reply) => {
       const path = request.url.split("?")[0]!;
       const allowed = routes.allowed(path);
+      // The path is the client's own text: echo a bounded piece of it.
+      const shown = path.length > 100 ? `${path.slice(0, 100)}…` : path;
       if (allowed.length > 0) {
-        return sendErrorBody(reply, 405, { error: "method_not_allowed", message: `${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}` }, { allow: allowed.join(", ") });
+        return sendErrorBody(reply, 405, { error: "method_not_allowed", message: `${request.method} is not allowed on ${shown}; allowed: ${allowed.join(", ")}` }, { allow: allowed.join(", ") });
       }
-      return sendErrorBody(reply, 404, { error: "not_found", message: `no route ${request.method} ${path}` });
+      return sendErrorBody(reply, 404, { error: "not_found", message: `no route ${request.method} ${shown}` });
     });
   },
   { name: "tether-error-contract", fastify: "5.x" },
