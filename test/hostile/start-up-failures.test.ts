@@ -1,4 +1,6 @@
+import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
+import { createTestContext } from "@tether/testkit";
 import { closedPort } from "./support/closed-port.js";
 import { runToExit, type Exited } from "./support/run-to-exit.js";
 
@@ -40,4 +42,21 @@ describe("a service that cannot start says why in one JSON line and a documented
       expect(r.stdout.join("\n")).toContain("tether:***@127.0.0.1");
     });
   }
+
+  it("api: a port already in use exits 70 with one JSON line", async () => {
+    const ctx = await createTestContext();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "0.0.0.0", resolve));
+    try {
+      const { port } = taken.address() as { port: number };
+      const r = await runToExit("api", { DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: "http://127.0.0.1:9", PORT: String(port) });
+      expect(r.code, r.stdout.join("\n")).toBe(70);
+      const line = expectOneFatalLine(r);
+      expect(line.msg).toBe("start-up failed");
+      expect(line.error).toMatchObject({ code: "EADDRINUSE" });
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+      await ctx.close();
+    }
+  });
 });
