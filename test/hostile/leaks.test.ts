@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, startTcpProxy, type TcpProxy, type TestContext } from "@tether/testkit";
+import { createTestContext, startTcpProxy, waitFor, type TcpProxy, type TestContext } from "@tether/testkit";
 import { spawnService, stopAll, type ServiceProcess } from "../scenarios/support/processes.js";
-import { waitFor } from "../scenarios/support/wait-for.js";
 import { closedPort } from "./support/closed-port.js";
 
 const ADMIN_TOKEN = "admin-token-for-leaks";
