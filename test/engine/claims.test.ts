@@ -61,14 +61,15 @@ describe("claiming jobs", () => {
     expect((await drainer.drainOnce()).claimed).toBe(1);
   });
 
-  it("parks unknown job names and malformed kwargs with their reason instead of failing the batch", async () => {
+  it("parks unknown job names and malformed kwargs (by the same id rule as the API) with their reason instead of failing the batch", async () => {
     await sql`INSERT INTO tether.job (name, tag, kwargs) VALUES ('no_such_job', 'live', '{"id":"1"}'),
               ('sync_widget', 'live', '{"id": {"$ne": 1}}'), ('sync_widget', 'live', '{"nope": true}'),
-              ('sync_widget', 'live', '{"id": "abc"}'), ('sync_widget', 'live', '{"id": "99999999999999999999"}')`.execute(ctx.db);
+              ('sync_widget', 'live', '{"id": "abc"}'), ('sync_widget', 'live', '{"id": "99999999999999999999"}'),
+              ('sync_widget', 'live', '{"id": "0"}'), ('sync_widget', 'live', '{"id": "-5"}')`.execute(ctx.db);
     const [ok] = await ctx.insertRaw(1);
     await insertJobs(ctx.db, [{ name: "sync_widget", entityId: ok!, priority: 1, tag: "live", delayMs: 0 }]);
     const r = await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets] }).drainOnce();
-    expect(r).toMatchObject({ claimed: 6, parked: 5, repaired: 1 });
+    expect(r).toMatchObject({ claimed: 8, parked: 7, repaired: 1 });
     const dead = await sql<{ last_error: string }>`SELECT last_error FROM tether.dead_job ORDER BY id`.execute(ctx.db);
     expect(dead.rows.map((d) => d.last_error)).toEqual([
       expect.stringMatching(/unknown job name "no_such_job"/),
@@ -76,6 +77,9 @@ describe("claiming jobs", () => {
       expect.stringMatching(/kwargs.id must be a non-empty string/),
       expect.stringMatching(/kwargs.id: invalid id "abc": ids are bigint values/),
       expect.stringMatching(/kwargs.id: invalid id "99999999999999999999"/),
+      // The id rule of paths and re-index lists: integer ids are positive.
+      expect.stringMatching(/kwargs.id: invalid id "0": ids are bigint values in 1\.\.9223372036854775807/),
+      expect.stringMatching(/kwargs.id: invalid id "-5"/),
     ]);
   });
 

@@ -8,6 +8,7 @@ import type { AnnotationRow } from "./annotation-row.js";
 export const annotations: Collection<AnnotationRow> = defineCollection<AnnotationRow>({
   name: "annotation",
   table: "annotation",
+  idType: "bigint",
   index: "annotations",
   deletedColumn: "deleted_at",
   toDocument: (r) => ({

@@ -1,3 +1,4 @@
+import { ENTITY_ID_TYPES, type EntityIdType } from "./entity-id.js";
 import { ValidationError } from "./errors.js";
 
 /**
@@ -18,6 +19,11 @@ export interface CollectionOptions<Row = Record<string, unknown>> {
   table: string;
   /** Primary key column. Default "id". Anti-entropy needs integer ids. */
   idColumn?: string;
+  /**
+   * Type of the id column; every id the API, re-index and drainer accept follows its rule
+   * (`canonicalEntityId`). Default: read from the catalog the first time it is needed.
+   */
+  idType?: EntityIdType;
   /** Monotonic version column, bumped in every writing transaction. Default "version". */
   versionColumn?: string;
   /**
@@ -48,6 +54,7 @@ export interface Collection<Row = Record<string, unknown>> {
   readonly name: string;
   readonly table: string;
   readonly idColumn: string;
+  readonly idType: EntityIdType | undefined;
   readonly versionColumn: string;
   readonly deletedColumn: string | undefined;
   readonly index: string;
@@ -87,6 +94,7 @@ export function defineCollection<Row = Record<string, unknown>>(opts: Collection
   if (!opts.name || !/^[a-z][a-z0-9_]*$/.test(opts.name)) throw new ValidationError("collection.name", "must match /^[a-z][a-z0-9_]*$/");
   if (!opts.index || !/^[a-z0-9][a-z0-9_.-]*$/.test(opts.index)) throw new ValidationError("collection.index", "must be a lower-case index name");
   if (typeof opts.toDocument !== "function") throw new ValidationError("collection.toDocument", "must be a function");
+  if (opts.idType !== undefined && !ENTITY_ID_TYPES.includes(opts.idType)) throw new ValidationError("collection.idType", `must be one of ${ENTITY_ID_TYPES.join(", ")}`);
   const deletedColumn = opts.deletedColumn === undefined ? undefined : ident("collection.deletedColumn", opts.deletedColumn);
   const scopes: Record<string, ReindexScope> = {};
   for (const [key, scope] of Object.entries(opts.reindexScopes ?? {})) {
@@ -99,6 +107,7 @@ export function defineCollection<Row = Record<string, unknown>>(opts: Collection
     name: opts.name,
     table: ident("collection.table", opts.table),
     idColumn: ident("collection.idColumn", opts.idColumn ?? "id"),
+    idType: opts.idType,
     versionColumn: ident("collection.versionColumn", opts.versionColumn ?? "version"),
     deletedColumn,
     index: opts.index,

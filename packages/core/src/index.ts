@@ -22,6 +22,8 @@ export * from "./job.js";
 export * from "./logger.js";
 export * from "./pg-error-codes.js";
 export * from "./sink.js";
+export * from "./text-value.js";
+export * from "./timestamp-bound.js";
 export * from "./migrations/migrate.js";
 export type { Migration, MigrationSet } from "./migrations/migration.js";
 export * from "./write/direct-sync.js";

@@ -17,6 +17,12 @@ export const PgErrorCode = {
   deadlockDetected: "40P01",
 } as const;
 
+/**
+ * SQLSTATE class 22: data exceptions (a value the column type cannot hold: NUL in text, a
+ * date out of range, a number too large). From user input it means a validation gap.
+ */
+export const PG_DATA_EXCEPTION_CLASS = "22";
+
 /** SQLSTATE class 08: connection exceptions. */
 export const PG_CONNECTION_EXCEPTION_CLASS = "08";
 

@@ -25,9 +25,24 @@ export const REDACT_PATHS = [
 
 const CREDENTIALS_IN_URL = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+):[^\s@/]+@/gi;
 
+// A query parameter whose name says it carries a credential (token=, access_token=, api_key=,
+// password=, sig=, …); its value ends at the next separator or the end of the JSON string.
+const SECRET_QUERY_PARAM = /([?&](?:[A-Za-z0-9_.%-]*(?:token|secret|passw(?:or)?d|pwd|auth|key|sig|session|jwt|credential)[A-Za-z0-9_.%-]*)=)(?:[^&#\s"\\]|\\.)*/gi;
+
 /** Replaces the password of any `scheme://user:password@host` inside a string with `***`. */
 export function scrubSecrets(text: string): string {
   return text.replace(CREDENTIALS_IN_URL, "$1:***@");
+}
+
+/**
+ * Replaces the values of token-like query parameters (`?token=…`, `&api_key=…`) inside a string
+ * with `[redacted]`: request URLs are logged, and a client may put a token where it does not belong.
+ *
+ * @example
+ * redactQuery("/admin/queue?token=abc&limit=5"); // "/admin/queue?token=[redacted]&limit=5"
+ */
+export function redactQuery(text: string): string {
+  return text.replace(SECRET_QUERY_PARAM, "$1[redacted]");
 }
 
 /** A connection string fit for logs: the password masked, everything else kept. */
@@ -42,8 +57,9 @@ export function maskUrl(raw: string): string {
 }
 
 /**
- * A service's pino logger: JSON lines, secrets redacted by key, and credentials inside URLs
- * masked in every top-level string (error messages from drivers quote connection strings).
+ * A service's pino logger: JSON lines, secrets redacted by key, credentials inside URLs
+ * masked in every top-level string (error messages from drivers quote connection strings), and
+ * token-like query parameters redacted anywhere in the line (request URLs).
  */
 export function createLogger(opts: { service?: string; level?: string; destination?: pino.DestinationStream } = {}): pino.Logger {
   const options: pino.LoggerOptions = {
@@ -58,6 +74,8 @@ export function createLogger(opts: { service?: string; level?: string; destinati
       },
     },
     hooks: {
+      // The last look at every line, after serializers (Fastify's `req.url` included).
+      streamWrite: (line) => redactQuery(line),
       logMethod(args, method) {
         const scrubbed = args.map((a) => (typeof a === "string" ? scrubSecrets(a) : a)) as Parameters<typeof method>;
         method.apply(this, scrubbed);

@@ -33,3 +33,15 @@ describe("the services' logger", () => {
     expect(lines.every((l) => typeof JSON.parse(l) === "object")).toBe(true);
   });
 });
+
+describe("request URLs in the log", () => {
+  it("redact the values of token-like query parameters and keep the others", () => {
+    const { lines, logger } = capture();
+    logger.info({ req: { url: "/admin/queue?token=tok-9&limit=5&access_token=at-1&api_key=k-2&q=x%22y&password=p\"w" } }, "incoming request");
+    const out = lines.join("\n");
+    for (const secret of ["tok-9", "at-1", "k-2", 'p\\"w']) expect(out).not.toContain(secret);
+    expect(out).toContain("limit=5");
+    expect(out).toContain("q=x%22y");
+    expect(JSON.parse(lines[0]!).req.url).toBe("/admin/queue?token=[redacted]&limit=5&access_token=[redacted]&api_key=[redacted]&q=x%22y&password=[redacted]");
+  });
+});

@@ -1,9 +1,9 @@
-import type { AnnotationRow } from "@tether/annotations";
-import { ValidationError } from "@tether/core";
+import { annotations, type AnnotationRow } from "@tether/annotations";
+import { canonicalEntityId, ValidationError } from "@tether/core";
 
-// Postgres text cannot hold NUL; reject it as bad input instead of failing the INSERT with a 500.
-const NO_NUL = "^[^\\u0000]*$";
-const text = (minLength: number, maxLength: number) => ({ type: "string", minLength, maxLength, pattern: NO_NUL }) as const;
+// NUL and lone surrogates are refused in every string by the error contract's body parser
+// (service-kit), before any schema runs; the schemas bound lengths.
+const text = (minLength: number, maxLength: number) => ({ type: "string", minLength, maxLength }) as const;
 
 export const LIMITS = { user: 256, group: 256, uri: 2048, text: 10_000, tags: 50, tag: 128 } as const;
 
@@ -77,12 +77,11 @@ export function present(row: AnnotationRow): AnnotationView {
   };
 }
 
-const MAX_BIGINT = 2n ** 63n - 1n;
-
-/** An annotation id from the URL: a positive bigint, else a 400 naming `id`. */
+/** An annotation id from the URL, by the collection's id rule (the one re-index and the drainer use), else a 400 naming `id`. */
 export function parseId(raw: string): string {
-  if (!/^[0-9]{1,19}$/.test(raw) || BigInt(raw) < 1n || BigInt(raw) > MAX_BIGINT) throw new ValidationError("id", "must be a positive integer");
-  return BigInt(raw).toString();
+  const c = canonicalEntityId(annotations.idType, raw);
+  if ("error" in c) throw new ValidationError("id", c.error);
+  return c.id;
 }
 
 /** Domain columns of a create or patch body. */

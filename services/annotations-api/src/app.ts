@@ -4,7 +4,7 @@ import type pino from "pino";
 import { createWriter, type Sink } from "@tether/core";
 import type { ElasticsearchSink } from "@tether/elasticsearch";
 import { apiMetrics } from "./api-metrics.js";
-import { sendError } from "./http-errors.js";
+import { errorContract, errorContractServerOptions } from "@tether/service-kit";
 import { adminRoutes, type AlertThresholdOverrides } from "./routes/admin-routes.js";
 import { annotationRoutes } from "./routes/annotation-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
@@ -52,9 +52,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     bodyLimit: opts.bodyLimitBytes ?? 65_536,
     // Reject unknown fields (no silent stripping) and wrong types (no coercion into strings).
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
-    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
+    ...errorContractServerOptions(),
   }) as unknown as FastifyInstance;
+  // First: its onRoute hook must see every route (for 405 + Allow), its parser every body.
+  await app.register(errorContract);
   const writer = createWriter({
     sink: opts.sink,
     ...(opts.logger ? { logger: opts.logger } : {}),
@@ -64,10 +66,6 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const search = opts.searchSink ?? (isElasticsearchSink(opts.sink) ? opts.sink : undefined);
   const metrics = apiMetrics();
 
-  app.setErrorHandler((err, request, reply) => sendError(err as Error, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ error: "not_found", message: `no route ${request.method} ${request.url.split("?")[0]}` }),
-  );
   app.addHook("onResponse", async (request, reply) => {
     const attrs = { method: request.method, route: request.routeOptions.url ?? "unmatched", status: reply.statusCode };
     metrics.requests.add(1, attrs);

@@ -1,5 +1,5 @@
 import { cleanEnv, str, url } from "envalid";
-import { listenPort, logLevel, nonNegativeInt, positiveInt } from "@tether/service-kit";
+import { envReporter, listenPort, logLevel, nonNegativeInt, positiveInt } from "@tether/service-kit";
 
 export interface ApiEnv {
   DATABASE_URL: string;
@@ -21,7 +21,7 @@ export interface ApiEnv {
   LOG_LEVEL: string;
 }
 
-/** Parses the API's environment once; exits with a readable report when something is wrong. */
+/** Parses the API's environment once; when something is wrong, logs one JSON line naming each variable (never its value) and exits 78. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
   const env = cleanEnv(source, {
     DATABASE_URL: url({ desc: "Postgres connection string" }),
@@ -34,7 +34,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_BODY_LIMIT_BYTES: positiveInt({ default: 65_536 }),
     OTEL_TRACES_EXPORTER: str({ default: "none", choices: ["none", "console"] as const }),
     LOG_LEVEL: logLevel(),
-  });
+  }, { reporter: envReporter("annotations-api", source) });
   return {
     DATABASE_URL: env.DATABASE_URL,
     ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,

@@ -7,35 +7,39 @@ import { annotationMigrations, annotations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { buildApp } from "./app.js";
 import { loadEnv } from "./env.js";
-import { createLogger, maskUrl, onShutdown, startTracing } from "@tether/service-kit";
+import { createLogger, maskUrl, onShutdown, startService, startTracing } from "@tether/service-kit";
 
 const env = loadEnv();
 const logger = createLogger({ service: "annotations-api", level: env.LOG_LEVEL });
 const tracing = startTracing(env.OTEL_TRACES_EXPORTER);
 logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), elasticsearchUrl: maskUrl(env.ELASTICSEARCH_URL), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
-const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
-await migrate(db, [annotationMigrations]);
-const sink = new ElasticsearchSink({ client: env.ELASTICSEARCH_URL, indexPrefix: env.TETHER_INDEX_PREFIX });
-try {
-  await sink.ensureIndex(annotations.index, annotations.mappings);
-} catch (err) {
-  // Writes must keep working while Elasticsearch is down; the drainer fills the index later.
-  logger.warn({ err: String(err) }, "could not ensure the annotations index; continuing");
-}
-const app = await buildApp({
-  db,
-  sink,
-  logger,
-  ...(env.TETHER_ADMIN_TOKEN ? { adminToken: env.TETHER_ADMIN_TOKEN } : {}),
-  directSyncTimeoutMs: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
-  graceMs: env.TETHER_GRACE_MS,
-  bodyLimitBytes: env.TETHER_BODY_LIMIT_BYTES,
-});
-await app.listen({ port: env.PORT, host: "0.0.0.0" });
-const address = app.server.address();
-logger.info({ port: typeof address === "object" && address ? address.port : env.PORT }, "listening");
 
-onShutdown(logger, "shutting down", async () => {
-  await app.close();
-  await Promise.all([db.destroy(), sink.close(), tracing.shutdown()]);
+// A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70.
+await startService(logger, async () => {
+  const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
+  const sink = new ElasticsearchSink({ client: env.ELASTICSEARCH_URL, indexPrefix: env.TETHER_INDEX_PREFIX });
+  await migrate(db, [annotationMigrations]);
+  try {
+    await sink.ensureIndex(annotations.index, annotations.mappings);
+  } catch (err) {
+    // Writes must keep working while Elasticsearch is down; the drainer fills the index later.
+    logger.warn({ err: String(err) }, "could not ensure the annotations index; continuing");
+  }
+  const app = await buildApp({
+    db,
+    sink,
+    logger,
+    ...(env.TETHER_ADMIN_TOKEN ? { adminToken: env.TETHER_ADMIN_TOKEN } : {}),
+    directSyncTimeoutMs: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
+    graceMs: env.TETHER_GRACE_MS,
+    bodyLimitBytes: env.TETHER_BODY_LIMIT_BYTES,
+  });
+  await app.listen({ port: env.PORT, host: "0.0.0.0" });
+  const address = app.server.address();
+  logger.info({ port: typeof address === "object" && address ? address.port : env.PORT }, "listening");
+
+  onShutdown(logger, "shutting down", async () => {
+    await app.close();
+    await Promise.all([db.destroy(), sink.close(), tracing.shutdown()]);
+  });
 });

@@ -132,7 +132,7 @@ describe("the annotation routes", () => {
   it("answer 400 for a body that is not JSON", async () => {
     const res = await ctx.app.inject({ method: "POST", url: "/api/annotations", headers: { "content-type": "application/json" }, payload: "{not json" });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ error: "bad_request" });
+    expect(res.json()).toMatchObject({ error: "invalid_json", field: "body" });
   });
 
   it("answer 413 for a body over the limit", async () => {
@@ -147,10 +147,10 @@ describe("the annotation routes", () => {
     expect(res.json()).toEqual({ error: "not_found", message: "no route GET /api/nothing-here" });
   });
 
-  it("report Postgres and Elasticsearch in /healthz", async () => {
+  it("report Postgres and Elasticsearch in /healthz as ok or down", async () => {
     const res = await ctx.app.inject({ method: "GET", url: "/healthz" });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ status: "ok", postgres: { status: "ok" }, elasticsearch: { status: "ok" } });
+    expect(res.json()).toEqual({ status: "ok", postgres: "ok", elasticsearch: "ok" });
   });
 
   it("serve Prometheus text on /metrics with the API's and tether's counters", async () => {
@@ -177,7 +177,7 @@ describe("the annotation routes", () => {
         expect(get.statusCode).toBe(503);
         const health = await app.inject({ method: "GET", url: "/healthz" });
         expect(health.statusCode).toBe(503);
-        expect(health.json()).toMatchObject({ status: "unhealthy", postgres: { status: "unreachable" }, elasticsearch: { status: "ok" } });
+        expect(health.json()).toEqual({ status: "down", postgres: "down", elasticsearch: "ok" });
       } finally {
         await app.close();
       }

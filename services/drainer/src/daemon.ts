@@ -135,7 +135,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
     }, delay);
   };
 
-  const app = buildDrainerServer({ db: opts.db, drainer, state, metrics, alertThresholds, logger });
+  const app = await buildDrainerServer({ db: opts.db, drainer, state, metrics, alertThresholds, logger });
   try {
     await app.listen({ port: opts.port ?? 9464, host: opts.host ?? "0.0.0.0" });
   } catch (err) {

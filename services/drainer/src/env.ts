@@ -1,5 +1,5 @@
 import { bool, cleanEnv, str, url } from "envalid";
-import { listenPort, logLevel, positiveInt } from "@tether/service-kit";
+import { envReporter, listenPort, logLevel, positiveInt } from "@tether/service-kit";
 
 export interface DrainerEnv {
   DATABASE_URL: string;
@@ -32,7 +32,7 @@ export interface DrainerEnv {
   LOG_LEVEL: string;
 }
 
-/** Parses the drainer's environment once; exits with a readable report when something is wrong. */
+/** Parses the drainer's environment once; when something is wrong, logs one JSON line naming each variable (never its value) and exits 78. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
   const env = cleanEnv(source, {
     DATABASE_URL: url({ desc: "Postgres connection string" }),
@@ -49,7 +49,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
     TETHER_LISTEN_DATABASE_URL: url({ default: undefined, desc: "session-mode Postgres connection string for LISTEN" }),
     OTEL_TRACES_EXPORTER: str({ default: "none", choices: ["none", "console"] as const }),
     LOG_LEVEL: logLevel(),
-  });
+  }, { reporter: envReporter("drainer", source) });
   return {
     DATABASE_URL: env.DATABASE_URL,
     ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,

@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type pino from "pino";
 import type { Kysely } from "kysely";
 import { evaluateAlerts, type AlertThresholds, type Drainer } from "@tether/core";
+import { errorContract, errorContractServerOptions, HttpError } from "@tether/service-kit";
 import type { DaemonState } from "./daemon-state.js";
 import type { MetricsRegistry } from "./metrics-registry.js";
 
@@ -15,14 +16,33 @@ export interface DrainerServerOptions {
 }
 
 /**
- * GET /healthz, /metrics and /alerts. Request logging is off: Prometheus and the kubelet would
- * otherwise write a line every few seconds per replica.
+ * What an error looks like on the unauthenticated /healthz: a category, never the driver's text
+ * (it names hosts and ports). The full message is in the drainer's log.
  */
-export function buildDrainerServer(opts: DrainerServerOptions): FastifyInstance {
+export function errorCategory(message: string | undefined): string | undefined {
+  if (message === undefined) return undefined;
+  if (/deadline/i.test(message)) return "deadline_exceeded";
+  if (/ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|Connection terminated|timeout exceeded when trying to connect|NoLivingConnections|ConnectionError|TimeoutError/i.test(message)) return "unreachable";
+  return "failed";
+}
+
+function publicState(state: DaemonState): DaemonState {
+  const lastPass = state.lastPass && { ...state.lastPass, ...(state.lastPass.error !== undefined ? { error: errorCategory(state.lastPass.error) } : {}) };
+  const lastMaintenance = state.lastMaintenance && { ...state.lastMaintenance, ...(state.lastMaintenance.error !== undefined ? { error: errorCategory(state.lastMaintenance.error) } : {}) };
+  return { ...state, lastPass, lastMaintenance };
+}
+
+/**
+ * GET /healthz, /metrics and /alerts, with the error contract of every Tether service. Request
+ * logging is off: Prometheus and the kubelet would otherwise write a line every few seconds per replica.
+ */
+export async function buildDrainerServer(opts: DrainerServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    ...errorContractServerOptions(),
   });
+  await app.register(errorContract);
 
   // 200 while the drain loop runs (a failed pass, e.g. Postgres unreachable, is retried by the
   // loop itself; restarting the process would not help) or when the last pass succeeded.
@@ -32,7 +52,7 @@ export function buildDrainerServer(opts: DrainerServerOptions): FastifyInstance 
     const lastFailed = state.lastPass?.error !== undefined;
     const ok = running || !lastFailed;
     const status = !ok ? "failing" : lastFailed ? "degraded" : running ? "ok" : "stopped";
-    return reply.code(ok ? 200 : 503).send({ status, running, ...state });
+    return reply.code(ok ? 200 : 503).send({ status, running, ...publicState(state) });
   });
 
   app.get("/metrics", async (_req, reply) => {
@@ -46,7 +66,7 @@ export function buildDrainerServer(opts: DrainerServerOptions): FastifyInstance 
       return reply.send(await evaluateAlerts(opts.db, opts.alertThresholds));
     } catch (err) {
       opts.logger.warn({ err: String(err) }, "could not evaluate alerts");
-      return reply.code(503).send({ error: "cannot evaluate alerts", detail: String(err) });
+      throw new HttpError("database_unavailable", "cannot evaluate alerts: the database did not answer; see the drainer's log", { cause: err });
     }
   });
 

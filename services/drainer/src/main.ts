@@ -8,45 +8,48 @@ import { annotationMigrations, annotations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { startDrainerDaemon } from "./daemon.js";
 import { loadEnv } from "./env.js";
-import { createLogger, maskUrl, onShutdown } from "@tether/service-kit";
+import { createLogger, maskUrl, onShutdown, startService } from "@tether/service-kit";
 
 const env = loadEnv();
 const logger = createLogger({ service: "drainer", level: env.LOG_LEVEL });
 logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), elasticsearchUrl: maskUrl(env.ELASTICSEARCH_URL), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
 
 const collections = [annotations];
-const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-drainer" });
-await migrate(db, [annotationMigrations]);
-const sink = new ElasticsearchSink({ client: env.ELASTICSEARCH_URL, indexPrefix: env.TETHER_INDEX_PREFIX });
-for (const c of collections) {
-  try {
-    await sink.ensureIndex(c.index, c.mappings);
-  } catch (err) {
-    // The loop retries Elasticsearch on every pass; jobs wait in Postgres meanwhile.
-    logger.warn({ err: String(err), index: c.index }, "could not ensure index; continuing");
+// A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70.
+await startService(logger, async () => {
+  const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-drainer" });
+  const sink = new ElasticsearchSink({ client: env.ELASTICSEARCH_URL, indexPrefix: env.TETHER_INDEX_PREFIX });
+  await migrate(db, [annotationMigrations]);
+  for (const c of collections) {
+    try {
+      await sink.ensureIndex(c.index, c.mappings);
+    } catch (err) {
+      // The loop retries Elasticsearch on every pass; jobs wait in Postgres meanwhile.
+      logger.warn({ err: String(err), index: c.index }, "could not ensure index; continuing");
+    }
   }
-}
 
-const daemon = await startDrainerDaemon({
-  db,
-  sink,
-  collections,
-  logger,
-  port: env.METRICS_PORT,
-  tracesExporter: env.OTEL_TRACES_EXPORTER,
-  maintenance: { intervalMs: env.TETHER_MAINTENANCE_INTERVAL_MS },
-  drainer: {
-    intervalMs: env.TETHER_DRAIN_INTERVAL_MS,
-    batchSize: env.TETHER_BATCH_SIZE,
-    concurrency: env.TETHER_DRAIN_CONCURRENCY,
-    deadlineMs: env.TETHER_DEADLINE_MS,
-    maxAttempts: env.TETHER_MAX_ATTEMPTS,
-    // Due-now work wakes the loop at once; TETHER_LISTEN=false (e.g. behind transaction-mode PgBouncer) keeps the interval alone.
-    ...(env.TETHER_LISTEN ? { listen: { connectionString: env.TETHER_LISTEN_DATABASE_URL, applicationName: "tether-drainer-listen" } } : {}),
-  },
-});
+  const daemon = await startDrainerDaemon({
+    db,
+    sink,
+    collections,
+    logger,
+    port: env.METRICS_PORT,
+    tracesExporter: env.OTEL_TRACES_EXPORTER,
+    maintenance: { intervalMs: env.TETHER_MAINTENANCE_INTERVAL_MS },
+    drainer: {
+      intervalMs: env.TETHER_DRAIN_INTERVAL_MS,
+      batchSize: env.TETHER_BATCH_SIZE,
+      concurrency: env.TETHER_DRAIN_CONCURRENCY,
+      deadlineMs: env.TETHER_DEADLINE_MS,
+      maxAttempts: env.TETHER_MAX_ATTEMPTS,
+      // Due-now work wakes the loop at once; TETHER_LISTEN=false (e.g. behind transaction-mode PgBouncer) keeps the interval alone.
+      ...(env.TETHER_LISTEN ? { listen: { connectionString: env.TETHER_LISTEN_DATABASE_URL, applicationName: "tether-drainer-listen" } } : {}),
+    },
+  });
 
-onShutdown(logger, "shutting down after the current batch", async () => {
-  await daemon.stop();
-  await Promise.all([db.destroy(), sink.close()]);
+  onShutdown(logger, "shutting down after the current batch", async () => {
+    await daemon.stop();
+    await Promise.all([db.destroy(), sink.close()]);
+  });
 });

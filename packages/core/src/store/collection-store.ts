@@ -12,8 +12,12 @@ import type { RowState } from "../verify/verification-matrix.js";
 type Db = Kysely<any>;
 type Row = Record<string, unknown>;
 
-/** The SQL type of a collection's id column (e.g. "bigint", "uuid", "text"); undefined if the table is missing. */
+/**
+ * The type of a collection's id column (e.g. "bigint", "uuid", "text"): the one the collection
+ * declares (`idType`), else the catalog's; undefined if the table is missing.
+ */
 export async function idColumnType(db: Db, collection: Collection<any>): Promise<string | undefined> {
+  if (collection.idType) return collection.idType;
   const r = await sql<{ type: string }>`
     SELECT format_type(a.atttypid, NULL) AS type FROM pg_attribute a
     WHERE a.attrelid = to_regclass(${collection.table}) AND a.attname = ${collection.idColumn} AND NOT a.attisdropped`.execute(db);

@@ -7,6 +7,8 @@ import { instruments } from "../ops/metrics.js";
 import { notifyWake } from "../wake/wake-store.js";
 import { entityIdsQuery, idColumnType, type EntityFilter } from "../store/collection-store.js";
 import { insertJobsSelecting } from "../store/job-store.js";
+import { textProblem } from "../text-value.js";
+import { parseTimestampBound } from "../timestamp-bound.js";
 
 /** An admin re-index request. `scope` names one of the collection's reindex scopes, or "all". */
 export interface ReindexRequest {
@@ -34,24 +36,11 @@ export interface ReindexResult {
 
 const MAX_IDS = 100_000;
 
-// A date, or a date-time with an optional offset. `Date.parse` alone accepts "1" or "May 3".
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-
-/** Parses an ISO-8601 bound; a date-time without an offset is read as UTC (never the server's zone). */
-function isoOrThrow(field: string, v: unknown): Date {
-  if (typeof v !== "string" || !ISO_8601.test(v.trim())) throw new ValidationError(field, "must be an ISO-8601 date or timestamp, e.g. 2026-01-31T00:00:00Z");
-  const text = v.trim();
-  const hasZone = text.length <= 10 || /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text);
-  const d = new Date(hasZone ? text : `${text}Z`);
-  if (Number.isNaN(d.getTime())) throw new ValidationError(field, "is not a valid date");
-  return d;
-}
-
 async function checkIds(db: Kysely<any>, collection: Collection<any>, ids: readonly unknown[]): Promise<string[]> {
   const type = await idColumnType(db, collection);
-  return ids.map((id) => {
+  return ids.map((id, i) => {
     const c = canonicalEntityId(type, id);
-    if ("error" in c) throw new ValidationError("ids", `${c.error} (${collection.name})`);
+    if ("error" in c) throw new ValidationError(`ids.${i}`, `${c.error} (${collection.name})`);
     return c.id;
   });
 }
@@ -83,6 +72,8 @@ export async function enqueueReindex(db: Kysely<any>, collection: Collection<any
   if (typeof tag !== "string" || !tag.startsWith(REINDEX_TAG_PREFIX) || tag.length > 200) {
     throw new ValidationError("tag", `must start with "${REINDEX_TAG_PREFIX}" (admin work never counts as live traffic)`);
   }
+  const tagProblem = textProblem(tag);
+  if (tagProblem) throw new ValidationError("tag", tagProblem);
   if (req.force !== undefined && typeof req.force !== "boolean") throw new ValidationError("force", "must be a boolean");
   let filter: EntityFilter;
   if (scope.kind === "ids") {
@@ -93,11 +84,13 @@ export async function enqueueReindex(db: Kysely<any>, collection: Collection<any
     filter = { kind: "all" };
   } else if (scope.kind === "equals") {
     if (typeof req.value !== "string" || req.value.length === 0) throw new ValidationError("value", `scope "${req.scope}" needs a non-empty value`);
+    const valueProblem = textProblem(req.value);
+    if (valueProblem) throw new ValidationError("value", valueProblem);
     filter = { kind: "equals", column: scope.column, value: req.value };
   } else {
     if (req.from === undefined && req.to === undefined) throw new ValidationError("from", `scope "${req.scope}" needs from and/or to`);
-    const from = req.from === undefined ? undefined : isoOrThrow("from", req.from);
-    const to = req.to === undefined ? undefined : isoOrThrow("to", req.to);
+    const from = req.from === undefined ? undefined : parseTimestampBound("from", req.from);
+    const to = req.to === undefined ? undefined : parseTimestampBound("to", req.to);
     if (from && to && from.getTime() >= to.getTime()) throw new ValidationError("to", "must be after from");
     filter = { kind: "range", column: scope.column, from, to };
   }

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import { annotations } from "@tether/annotations";
+import { sendErrorBody } from "@tether/service-kit";
 import { enqueueReindex, evaluateAlerts, queueStats, type AlertThresholds, type ReindexRequest } from "@tether/core";
 
 export type AlertThresholdOverrides = AlertThresholds | undefined;
@@ -29,7 +30,9 @@ const reindexBodySchema = {
       type: "array",
       minItems: 1,
       maxItems: 100_000,
-      items: { anyOf: [{ type: "string", minLength: 1, maxLength: 200 }, { type: "integer", minimum: 1 }] },
+      // Strings or JSON integers; each one is checked by the collection's id rule (core), which
+      // names the offending item ("ids.3").
+      items: { type: ["string", "integer"], maxLength: 200 },
     },
     force: { type: "boolean" },
     priority: { type: "integer", minimum: 0, maximum: 1_000_000 },
@@ -55,12 +58,12 @@ export async function adminRoutes(app: FastifyInstance, { db, adminToken, alertT
   const expected = adminToken === undefined ? undefined : digest(adminToken);
   app.addHook("onRequest", async (request, reply) => {
     if (!expected) {
-      return reply.status(503).send({ error: "admin_disabled", message: "admin routes are disabled: TETHER_ADMIN_TOKEN is not set" });
+      return sendErrorBody(reply, 503, { error: "admin_disabled", message: "admin routes are disabled: TETHER_ADMIN_TOKEN is not set" });
     }
     const header = request.headers.authorization ?? "";
     const m = /^Bearer\s+(.+)$/i.exec(header);
     if (!m || !timingSafeEqual(digest(m[1]!.trim()), expected)) {
-      return reply.status(401).header("www-authenticate", 'Bearer realm="tether-admin"').send({ error: "unauthorized", message: "a valid admin bearer token is required" });
+      return sendErrorBody(reply, 401, { error: "unauthorized", message: "a valid admin bearer token is required" }, { "www-authenticate": 'Bearer realm="tether-admin"' });
     }
   });
 

@@ -4,7 +4,7 @@ import { annotations, findLiveAnnotations } from "@tether/annotations";
 import { ValidationError } from "@tether/core";
 import { describeError, META_FIELD, type ElasticsearchSink } from "@tether/elasticsearch";
 import { LIMITS, present } from "../annotation-schemas.js";
-import { SearchUnavailableError } from "../http-errors.js";
+import { HttpError } from "@tether/service-kit";
 
 export interface SearchRouteDeps {
   db: Kysely<any>;
@@ -56,7 +56,7 @@ export async function searchRoutes(app: FastifyInstance, { db, search, timeoutMs
   app.get<{ Querystring: SearchQuery }>("/api/search", { schema: { querystring: searchQuerySchema } }, async (request) => {
     const { uri, user, group, q } = request.query;
     const limit = parseLimit(request.query.limit);
-    if (!search) throw new SearchUnavailableError("search is not configured");
+    if (!search) throw new HttpError("search_unavailable", "search is not configured");
     const filter: unknown[] = [{ term: { [`${META_FIELD}.deleted`]: false } }];
     if (uri !== undefined) filter.push({ term: { uri } });
     if (user !== undefined) filter.push({ term: { user } });
@@ -76,7 +76,9 @@ export async function searchRoutes(app: FastifyInstance, { db, search, timeoutMs
         { requestTimeout: timeoutMs, maxRetries: 0 },
       );
     } catch (err) {
-      throw new SearchUnavailableError(`search failed: ${describeError(err)}`, { cause: err });
+      // The driver's text names the cluster's address: it goes to the log, never to the caller.
+      request.log.warn({ err: describeError(err) }, "search failed");
+      throw new HttpError("search_unavailable", "search is unavailable; retry later", { cause: err });
     }
 
     // Only ids Postgres can compare against; a stray non-numeric id cannot be an annotation.
