@@ -1,6 +1,3 @@
-import { CommanderError } from "commander";
-import { ValidationError } from "@tether/core";
-
 /** Bad invocation (missing or conflicting options): exit code 2. */
 export class UsageError extends Error {
   constructor(message: string) {
@@ -9,27 +6,30 @@ export class UsageError extends Error {
   }
 }
 
-/** The verb ran and failed (nothing to retry, work left undone): exit code 1 with this message. */
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+/** `drain --until-empty` stopped with work only an operator can unblock (parked, paused, failing). */
+export const EXIT_WORK_LEFT = 3;
+/** `drain --until-empty` reached its --timeout with work left. */
+export const EXIT_TIMEOUT = 4;
+
+/** The verb ran and failed (work left undone): exit code 1 unless told otherwise, with this message. */
 export class CommandFailedError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT_FAILURE,
+  ) {
     super(message);
     this.name = "CommandFailedError";
   }
 }
 
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
-
-/** Exit code of an error thrown by a verb or by commander itself. */
-export function exitCodeOf(err: unknown): number {
-  if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
-  if (err instanceof UsageError || err instanceof ValidationError) return EXIT_USAGE;
-  return EXIT_FAILURE;
-}
-
-/** One line for stderr. */
-export function describeCliError(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
+/** tether's tables are not in the database yet. */
+export class SchemaMissingError extends Error {
+  readonly code = "schema_missing";
+  constructor() {
+    super("tether.job does not exist");
+    this.name = "SchemaMissingError";
+  }
 }

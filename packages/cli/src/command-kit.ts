@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
-import type { Collection } from "@tether/core";
+import { jobTableExists, type Collection } from "@tether/core";
 import { openCliContext, type CliContext } from "./cli-context.js";
-import { UsageError } from "./cli-errors.js";
+import { SchemaMissingError, UsageError } from "./cli-errors.js";
 
 /** Options every verb accepts. */
 export interface CommonOptions {
@@ -16,18 +16,31 @@ export function withCommonOptions(cmd: Command): Command {
     .option("--config <module>", "module exporting `collections` (and `migrations`); default: the annotations domain");
 }
 
-/** Runs `fn` with an open context and always closes it. */
-export async function withContext<T>(opts: CommonOptions, fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with an open context and always closes it. Unless `needsSchema` is false (migrate),
+ * checks first that tether's schema exists, so a fresh database is told to migrate instead of
+ * failing on a missing table somewhere deep in the verb.
+ */
+export async function withContext<T>(opts: CommonOptions, fn: (ctx: CliContext) => Promise<T>, needsSchema = true): Promise<T> {
   const ctx = await openCliContext(opts.config ? { config: opts.config } : {});
   try {
+    if (needsSchema && !(await jobTableExists(ctx.db))) throw new SchemaMissingError();
     return await fn(ctx);
   } finally {
     await ctx.close();
   }
 }
 
+let written = false;
+
+/** True once a verb has written its result (main then adds no JSON error document of its own). */
+export function outputWritten(): boolean {
+  return written;
+}
+
 /** Writes the verb's result: the JSON document with --json, else the human text. */
 export function output(opts: CommonOptions, json: unknown, human: () => string): void {
+  written = true;
   process.stdout.write(opts.json ? `${JSON.stringify(json, null, 2)}\n` : `${human()}\n`);
 }
 

@@ -8,11 +8,15 @@
  *
  * Env: DATABASE_URL (required), ELASTICSEARCH_URL (default http://127.0.0.1:9200),
  * TETHER_INDEX_PREFIX (default ""), LOG_LEVEL (diagnostics on stderr, default warn).
- * Exit codes: 0 ok, 1 the verb failed, 2 bad usage.
+ * Exit codes: 0 ok, 1 the verb failed, 2 bad usage, 3 `drain --until-empty` left work only an
+ * operator can unblock (parked, paused, failing), 4 `drain --until-empty` hit its --timeout.
+ * Under --json a failure is also one JSON document on stdout: `{ "error": { code, message, exitCode } }`.
  *
  * Each verb lives in ./commands/<verb>.ts and is registered below with one line.
  */
-import { describeCliError, exitCodeOf } from "./cli-errors.js";
+import { outputWritten } from "./command-kit.js";
+import { describeCliError } from "./describe-cli-error.js";
+import { loadCliEnv } from "./env.js";
 import { registerAdopt } from "./commands/adopt.js";
 import { registerAlerts } from "./commands/alerts.js";
 import { registerCapture } from "./commands/capture.js";
@@ -41,11 +45,13 @@ registerAdopt(program);
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  const code = exitCodeOf(err);
-  // Commander has already printed its own usage errors and help.
+  const env = loadCliEnv();
+  const report = describeCliError(err, { databaseUrl: env.DATABASE_URL, elasticsearchUrl: env.ELASTICSEARCH_URL });
+  // Commander has already printed its own usage errors, help and version.
   const fromCommander = (err as { code?: unknown }).code;
-  if (!(typeof fromCommander === "string" && fromCommander.startsWith("commander."))) {
-    process.stderr.write(`tether: ${describeCliError(err)}\n`);
-  }
-  process.exitCode = code;
+  const commanderSpoke = typeof fromCommander === "string" && fromCommander.startsWith("commander.");
+  if (!commanderSpoke) process.stderr.write(`tether: ${report.message}\n`);
+  // A verb that already printed its JSON document carries the outcome in it.
+  if (process.argv.includes("--json") && !outputWritten() && report.exitCode !== 0) process.stdout.write(`${JSON.stringify({ error: report }, null, 2)}\n`);
+  process.exitCode = report.exitCode;
 }

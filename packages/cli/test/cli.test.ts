@@ -1,18 +1,9 @@
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { annotations } from "@tether/annotations";
 import { createTestContext, type TestContext } from "@tether/testkit";
+import { runCli, type RunResult } from "./support/run-cli.js";
 
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const mainTs = fileURLToPath(new URL("../src/main.ts", import.meta.url));
-
-interface RunResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe("the tether CLI, run as a child process", () => {
   let ctx: TestContext;
@@ -21,26 +12,7 @@ describe("the tether CLI, run as a child process", () => {
   });
   afterAll(() => ctx.close());
 
-  function run(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
-    const base: Record<string, string | undefined> = {
-      ...process.env,
-      DATABASE_URL: ctx.databaseUrl,
-      ELASTICSEARCH_URL: ctx.elasticsearchUrl,
-      TETHER_INDEX_PREFIX: ctx.indexPrefix,
-      LOG_LEVEL: "warn",
-    };
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        ["--conditions=source", "--import", "tsx", mainTs, ...args],
-        { cwd: repoRoot, env: { ...base, ...env } as NodeJS.ProcessEnv, timeout: 90_000 },
-        (err, stdout, stderr) => {
-          const code = err ? (typeof (err as { code?: unknown }).code === "number" ? ((err as { code: number }).code) : -1) : 0;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    });
-  }
+  const run = (args: string[], env: Record<string, string | undefined> = {}) => runCli(ctx, args, env);
   const json = (r: RunResult) => {
     expect(r.code, r.stderr).toBe(0);
     return JSON.parse(r.stdout);
@@ -90,7 +62,7 @@ describe("the tether CLI, run as a child process", () => {
       const unknown = await run(["reindex", "--scope", "user", "--value", "acct:nobody", "--json"]);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('annotation with userid = "acct:nobody" not found');
-      expect(unknown.stdout).toBe("");
+      expect(JSON.parse(unknown.stdout)).toEqual({ error: { code: "failed", message: expect.stringContaining("acct:nobody"), exitCode: 1 } });
       const usage = [["reindex"], ["reindex", "--scope", "planet"], ["reindex", "--scope", "ids", "--ids", "1;DROP TABLE annotation"]];
       const [injected, ...bad] = await Promise.all([run(["reindex", "--scope", "user", "--value", "x' OR '1'='1"]), ...usage.map((args) => run(args))]);
       bad.forEach((r, i) => {
@@ -124,23 +96,26 @@ describe("the tether CLI, run as a child process", () => {
       const rest = await run(["drain", "--until-empty", "--batch-size", "5"]);
       expect(rest.code, rest.stderr).toBe(0);
       expect(rest.stdout).toMatch(/drained 7 job\(s\) in \d+ pass\(es\).*repaired 7/);
-      // Not --json: a progress bar on stderr.
-      expect(rest.stderr).toContain("draining [");
+      // Not --json, stderr not a terminal: plain progress lines, no bar glyphs.
+      expect(rest.stderr).toMatch(/^draining: 7\/7 jobs done, 7 repaired, 0 parked, 0 retried$/m);
+      expect(rest.stderr).not.toContain("[");
       expect(await jobs()).toEqual([]);
       const states = await ctx.sink.fetchStates(annotations.index, ids);
       expect(states.size).toBe(12);
     });
 
-    it("drain exits 1 when Elasticsearch is unreachable, and 2 without exactly one mode", async () => {
+    it("drain fails with exit 1 naming Elasticsearch and its address (password masked) when it is unreachable, and exits 2 without exactly one mode", async () => {
       await clearJobs();
       await sql`INSERT INTO tether.job (name, tag, kwargs) VALUES (${annotations.jobName}, 'live', ${JSON.stringify({ id: ids[0] })}::jsonb)`.execute(ctx.db);
       const [down, neither, both] = await Promise.all([
-        run(["drain", "--until-empty", "--json"], { ELASTICSEARCH_URL: "http://127.0.0.1:1" }),
+        run(["drain", "--until-empty", "--json"], { ELASTICSEARCH_URL: "http://elastic:hunter2@127.0.0.1:1" }),
         run(["drain"]),
         run(["drain", "--once", "--until-empty"]),
       ]);
-      expect(down.code).toBe(1);
-      expect(down.stderr).toMatch(/tether: /);
+      expect(down.code, down.stderr).toBe(1);
+      expect(down.stderr).toContain("tether: cannot reach Elasticsearch at http://elastic:***@127.0.0.1:1/: ");
+      expect(down.stderr + down.stdout).not.toContain("hunter2");
+      expect(JSON.parse(down.stdout)).toEqual({ error: { code: "elasticsearch_unreachable", message: expect.stringContaining("http://elastic:***@127.0.0.1:1/"), exitCode: 1 } });
       expect(await jobs()).toHaveLength(1);
       expect(neither.code).toBe(2);
       expect(both.code).toBe(2);
@@ -193,17 +168,38 @@ describe("the tether CLI, run as a child process", () => {
     });
   });
 
-  it("exits 2 for an unknown verb or a missing DATABASE_URL, and 1 when Postgres is unreachable", async () => {
-    const [unknown, noDb, deadDb] = await Promise.all([
+  it("exits 2 for an unknown verb or a missing DATABASE_URL, and 1 naming Postgres when it is unreachable, as JSON under --json", async () => {
+    const [unknown, noDb, deadDb, unknownJson] = await Promise.all([
       run(["frobnicate"]),
       run(["status"], { DATABASE_URL: "" }),
-      run(["status", "--json"], { DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere" }),
+      run(["status", "--json"], { DATABASE_URL: "postgres://postgres:hunter2@127.0.0.1:1/nowhere" }),
+      run(["status", "--frobnicate", "--json"]),
     ]);
+    expect(deadDb.stderr).toContain("tether: cannot connect to Postgres at postgres://postgres:***@127.0.0.1:1/nowhere: ");
+    expect(JSON.parse(deadDb.stdout)).toEqual({ error: { code: "postgres_unreachable", message: expect.stringContaining("postgres:***@127.0.0.1:1/nowhere"), exitCode: 1 } });
+    expect(deadDb.stderr + deadDb.stdout).not.toContain("hunter2");
+    expect(unknownJson.code).toBe(2);
+    expect(JSON.parse(unknownJson.stdout)).toEqual({ error: { code: "usage", message: expect.stringContaining("unknown option '--frobnicate'"), exitCode: 2 } });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command");
     expect(noDb.code).toBe(2);
     expect(noDb.stderr).toContain("DATABASE_URL is not set");
     expect(deadDb.code).toBe(1);
-    expect(deadDb.stdout).toBe("");
+  });
+
+  it("prints its version, and tells to run migrate first when the schema is missing", async () => {
+    const bare = `${ctx.databaseUrl}_bare`;
+    await sql`CREATE DATABASE ${sql.id(bare.slice(bare.lastIndexOf("/") + 1))}`.execute(ctx.db);
+    try {
+      const [version, status, drain] = await Promise.all([run(["--version"]), run(["status"], { DATABASE_URL: bare }), run(["drain", "--once", "--json"], { DATABASE_URL: bare })]);
+      expect(version.code).toBe(0);
+      expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+      expect(status.code).toBe(1);
+      expect(status.stderr).toContain("the tether schema is missing in Postgres at postgres://");
+      expect(status.stderr).toContain("run `tether migrate` first");
+      expect(JSON.parse(drain.stdout).error).toMatchObject({ code: "schema_missing", exitCode: 1 });
+    } finally {
+      await sql`DROP DATABASE IF EXISTS ${sql.id(bare.slice(bare.lastIndexOf("/") + 1))} WITH (FORCE)`.execute(ctx.db);
+    }
   });
 });

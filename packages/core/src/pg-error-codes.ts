@@ -15,6 +15,11 @@ export const PgErrorCode = {
   tooManyConnections: "53300",
   serializationFailure: "40001",
   deadlockDetected: "40P01",
+  undefinedTable: "42P01",
+  invalidSchemaName: "3F000",
+  invalidPassword: "28P01",
+  invalidAuthorization: "28000",
+  invalidCatalogName: "3D000",
 } as const;
 
 /**

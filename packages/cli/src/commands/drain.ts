@@ -1,8 +1,9 @@
 import type { Command } from "commander";
-import { SingleBar } from "cli-progress";
 import { Drainer, queueStats, type DrainResult } from "@tether/core";
-import { CommandFailedError, UsageError } from "../cli-errors.js";
+import { CommandFailedError, EXIT_TIMEOUT, EXIT_WORK_LEFT, UsageError } from "../cli-errors.js";
 import { intOption, output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
+import { drainUntilEmpty, type UntilEmptyResult } from "../drain-until-empty.js";
+import { ProgressReporter } from "../progress-reporter.js";
 
 interface DrainOptions extends CommonOptions {
   once?: boolean;
@@ -11,18 +12,36 @@ interface DrainOptions extends CommonOptions {
   concurrency?: number;
   deadlineMs?: number;
   maxAttempts?: number;
+  timeout?: number;
+  giveUpAfter?: number;
 }
 
 const OUTCOMES = ["up_to_date", "repaired", "deleted_downstream", "forced", "parked", "retried", "expired"] as const;
 
-export interface DrainReport extends DrainResult {
-  mode: "once" | "until-empty";
-  passes: number;
-}
+export type DrainReport = ({ mode: "once"; passes: number } & DrainResult) | ({ mode: "until-empty" } & UntilEmptyResult);
 
 function render(r: DrainReport): string {
   const parts = OUTCOMES.filter((k) => r[k] > 0).map((k) => `${k} ${r[k]}`);
   return `drained ${r.claimed} job(s) in ${r.passes} pass(es), ${(r.durationMs / 1000).toFixed(2)} s${parts.length ? `: ${parts.join(", ")}` : ""}`;
+}
+
+/** What is left after `--until-empty` stopped, or undefined when nothing needs an operator. */
+function leftover(r: UntilEmptyResult): { message: string; exitCode: number } | undefined {
+  const left = r.remaining;
+  const what = [
+    `${left.failing} failing or not yet due`,
+    `${left.paused} in paused lane(s)${left.pausedLanes.length ? ` (${left.pausedLanes.join(", ")})` : ""}`,
+    `${left.parkedNow} parked by this drain (${left.parkedTotal} parked in all)`,
+  ].join(", ");
+  if (r.stop === "timeout") return { message: `drain stopped at its --timeout with work left: ${what}`, exitCode: EXIT_TIMEOUT };
+  if (r.stop === "stuck") {
+    const why = r.lastError ? `; last error: ${r.lastError}` : "";
+    return { message: `drain stopped: ${r.rounds} round(s) made no progress and only work that cannot finish now remains: ${what}${why} (see \`tether status\`, \`tether parked list\`, last_error)`, exitCode: EXIT_WORK_LEFT };
+  }
+  if (left.paused > 0 || left.parkedNow > 0) {
+    return { message: `queue drained except work an operator must unblock: ${what} (see \`tether status\`, \`tether resume\`, \`tether parked list\`)`, exitCode: EXIT_WORK_LEFT };
+  }
+  return undefined;
 }
 
 /** `tether drain --once | --until-empty`: runs the verifying drainer in this process. */
@@ -30,15 +49,18 @@ export function registerDrain(program: Command): void {
   withCommonOptions(
     program
       .command("drain")
-      .description("verify and repair due jobs now; exits 1 if a pass failed or jobs had to be retried")
+      .description("verify and repair due jobs now (exit codes: 0 drained, 1 failed, 3 only parked/paused/failing work left, 4 --timeout reached)")
       .option("--once", "run one pass")
-      .option("--until-empty", "run passes until one claims nothing (shows a progress bar on stderr)")
+      .option("--until-empty", "drain until the queue is empty, waiting out backoffs and grace periods (progress on stderr)")
       .option("--batch-size <n>", "jobs claimed per pass (default 2500)", intOption(1, 100_000))
       .option("--concurrency <n>", "passes side by side with --until-empty (default 2)", intOption(1, 32))
       .option("--deadline-ms <ms>", "deadline of one drain transaction (default 30000)", intOption(1, 3_600_000))
-      .option("--max-attempts <n>", "permanent failures tolerated before a job is parked (default 5)", intOption(1, 1_000)),
+      .option("--max-attempts <n>", "permanent failures tolerated before a job is parked (default 5)", intOption(1, 1_000))
+      .option("--timeout <seconds>", "with --until-empty: stop after this long (default 3600)", intOption(1, 7 * 86_400))
+      .option("--give-up-after <rounds>", "with --until-empty: stop after this many rounds in a row confirm nothing (default 5)", intOption(1, 1_000)),
   ).action(async (opts: DrainOptions) => {
     if (Boolean(opts.once) === Boolean(opts.untilEmpty)) throw new UsageError("pass exactly one of --once and --until-empty");
+    if (opts.once && (opts.timeout !== undefined || opts.giveUpAfter !== undefined)) throw new UsageError("--timeout and --give-up-after go with --until-empty");
     const report = await withContext(opts, async (ctx): Promise<DrainReport> => {
       // A missing index would be auto-created with guessed mappings by the first bulk write.
       for (const c of ctx.collections) await ctx.sink.ensureIndex(c.index, c.mappings);
@@ -54,46 +76,48 @@ export function registerDrain(program: Command): void {
       });
       if (opts.once) return { mode: "once", passes: 1, ...(await drainer.drainOnce()) };
 
-      const showBar = !opts.json || process.stdout.isTTY === true;
-      let bar: SingleBar | undefined;
-      if (showBar) {
+      const showProgress = !opts.json || process.stdout.isTTY === true;
+      const progress = showProgress
+        ? new ProgressReporter({
+            barFormat: "draining [{bar}] {value}/{total} jobs | {repaired} repaired, {parked} parked, {retried} retried",
+            line: (v, t, p) => `draining: ${v}/${t} jobs done, ${p.repaired} repaired, ${p.parked} parked, ${p.retried} retried`,
+          })
+        : undefined;
+      if (progress) {
         const stats = await queueStats(ctx.db);
         const paused = new Set(stats.paused.map((p) => p.name));
-        const due = stats.byName.filter((g) => !paused.has(g.name)).reduce((a, g) => a + g.due, 0);
-        bar = new SingleBar({
-          stream: process.stderr,
-          format: "draining [{bar}] {value}/{total} jobs | {repaired} repaired, {parked} parked, {retried} retried",
-          noTTYOutput: true,
-          notTTYSchedule: 1_000,
-          hideCursor: false,
-        });
-        bar.start(due, 0, { repaired: 0, parked: 0, retried: 0 });
+        progress.start(stats.byName.filter((g) => !paused.has(g.name)).reduce((a, g) => a + g.total, 0), { repaired: 0, parked: 0, retried: 0 });
       }
-      let passes = 0;
       let done = 0;
       const sums = { repaired: 0, parked: 0, retried: 0 };
       try {
-        const total = await drainer.drainUntilEmpty({
+        const result = await drainUntilEmpty({
+          drainer,
+          db: ctx.db,
+          timeoutMs: (opts.timeout ?? 3_600) * 1_000,
+          giveUpAfter: opts.giveUpAfter ?? 5,
           onPass: (r) => {
-            passes += 1;
             sums.repaired += r.repaired + r.deleted_downstream + r.forced;
             sums.parked += r.parked;
             sums.retried += r.retried;
-            if (bar) {
-              // Jobs that left the queue; the total grows if writes arrive while draining.
-              done += r.claimed - r.retried;
-              if (done > bar.getTotal()) bar.setTotal(done);
-              bar.update(done, sums);
-            }
+            // Jobs that left the queue; the total grows if writes arrive while draining.
+            done += r.claimed - r.retried;
+            progress?.update(done, sums);
           },
+          onWait: (ms, reason) => progress?.note(`waiting ${(ms / 1000).toFixed(1)} s for the next due job (${reason})`),
         });
-        return { mode: "until-empty", passes, ...total };
+        return { mode: "until-empty", ...result };
       } finally {
-        bar?.stop();
+        progress?.stop();
       }
     });
-    output(opts, report, () => render(report));
-    if (report.error) throw new CommandFailedError(`drain pass failed: ${report.error}`);
-    if (report.retried > 0) throw new CommandFailedError(`${report.retried} job(s) could not be confirmed and stay queued with a backoff (see \`tether parked list\` and last_error)`);
+    const left = report.mode === "until-empty" ? leftover(report) : undefined;
+    output(opts, left ? { ...report, exitCode: left.exitCode, message: left.message } : report, () => render(report));
+    if (report.mode === "once") {
+      if (report.error) throw new CommandFailedError(`drain pass failed: ${report.error}`);
+      if (report.retried > 0) throw new CommandFailedError(`${report.retried} job(s) could not be confirmed and stay queued with a backoff (see \`tether parked list\` and last_error)`);
+      return;
+    }
+    if (left) throw new CommandFailedError(left.message, left.exitCode);
   });
 }

@@ -6,7 +6,7 @@ import { output, withCommonOptions, withContext, type CommonOptions } from "../c
 export function registerMigrate(program: Command): void {
   withCommonOptions(program.command("migrate").description("apply tether's and the application's database migrations (safe to run concurrently)")).action(
     async (opts: CommonOptions) => {
-      const result = await withContext(opts, (ctx) => migrate(ctx.db, ctx.migrations));
+      const result = await withContext(opts, (ctx) => migrate(ctx.db, ctx.migrations), false);
       output(opts, result, () =>
         result.applied.length === 0
           ? "schema is up to date"

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { SingleBar } from "cli-progress";
 import { DRIFT_KINDS, verifyCollection, type Collection, type VerifyReport } from "@tether/core";
 import { CommandFailedError } from "../cli-errors.js";
 import { intOption, output, pickCollection, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
+import { ProgressReporter } from "../progress-reporter.js";
 
 interface VerifyCliOptions extends CommonOptions {
   collection?: string;
@@ -48,12 +48,9 @@ export function registerVerify(program: Command): void {
         await ctx.sink.ensureIndex(collection.index, collection.mappings);
         const showBar = !opts.json || process.stdout.isTTY === true;
         const bar = showBar
-          ? new SingleBar({
-              stream: process.stderr,
-              format: `verifying ${collection.name} [{bar}] {value}/{total} buckets | {differing} differing, {drifted} drifted`,
-              noTTYOutput: true,
-              notTTYSchedule: 1_000,
-              hideCursor: false,
+          ? new ProgressReporter({
+              barFormat: `verifying ${collection.name} [{bar}] {value}/{total} buckets | {differing} differing, {drifted} drifted`,
+              line: (v, t, p) => `verifying ${collection.name}: ${v}/${t} buckets, ${p.differing} differing, ${p.drifted} drifted`,
             })
           : undefined;
         try {
@@ -64,7 +61,7 @@ export function registerVerify(program: Command): void {
               enqueue: opts.enqueue,
               onProgress: (p) => {
                 if (!bar) return;
-                if (p.done === 0) bar.start(p.total, 0, { differing: 0, drifted: 0 });
+                if (p.done === 0) bar.start(p.total, { differing: 0, drifted: 0 });
                 else bar.update(p.done, { differing: p.bucketsDiffering, drifted: p.drifted });
               },
             }),

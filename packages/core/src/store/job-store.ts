@@ -244,3 +244,32 @@ export async function jobTableTuples(db: Db): Promise<{ dead: number; live: numb
 export async function vacuumJobTable(db: Db): Promise<void> {
   await sql`VACUUM (SKIP_LOCKED, ANALYZE) tether.job`.execute(db);
 }
+
+/**
+ * Milliseconds (database clock) until the next unexpired job of an unpaused lane becomes due:
+ * 0 when one is due now, null when none waits. What `drain --until-empty` sleeps for.
+ */
+export async function msUntilNextDue(db: Db, pausedNames: readonly string[] = []): Promise<number | null> {
+  const r = await sql<{ ms: number | null }>`
+    -- No row gives NULL (nothing waits); greatest() would turn that into 0, "due now".
+    SELECT (extract(epoch FROM min(scheduled_at) - now()) * 1000)::float8 AS ms
+    FROM tether.job
+    WHERE expires_at > now() AND name <> ALL(${[...pausedNames]}::text[])`.execute(db);
+  const ms = r.rows[0]?.ms;
+  return ms === null || ms === undefined ? null : Math.max(0, Math.ceil(Number(ms)));
+}
+
+/** The most frequent last errors of waiting jobs of unpaused lanes (what an operator reads first). */
+export async function commonLastErrors(db: Db, pausedNames: readonly string[] = [], limit = 3): Promise<{ error: string; jobs: number }[]> {
+  const r = await sql<{ error: string; jobs: string }>`
+    SELECT last_error AS error, count(*) AS jobs FROM tether.job
+    WHERE last_error IS NOT NULL AND name <> ALL(${[...pausedNames]}::text[])
+    GROUP BY last_error ORDER BY count(*) DESC, last_error LIMIT ${limit}`.execute(db);
+  return r.rows.map((x) => ({ error: x.error, jobs: Number(x.jobs) }));
+}
+
+/** True once tether's migrations created its job table in this database. */
+export async function jobTableExists(db: Db): Promise<boolean> {
+  const r = await sql<{ present: boolean }>`SELECT to_regclass('tether.job') IS NOT NULL AS present`.execute(db);
+  return r.rows[0]?.present === true;
+}
