@@ -1,21 +1,9 @@
 import { spawn } from "node:child_process";
-import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type TestContext } from "@tether/testkit";
+import { createTestContext, freePort, type TestContext } from "@tether/testkit";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe("the quick start", () => {
   let ctx: TestContext;

@@ -57,17 +57,27 @@ export function itemRecords(kept: readonly BulkLine[], upItems: ItemResults): Bu
   });
 }
 
+/** The Elasticsearch error an injected status stands for. */
+export function injectedError(status: number): { type: string; reason: string } {
+  const type =
+    status === 429 ? "es_rejected_execution_exception" : status === 503 ? "unavailable_shards_exception" : status === 413 ? "content_too_long_exception" : "fault_injected_exception";
+  return { type, reason: `injected by fault proxy (${status})` };
+}
+
 /**
  * The answer's items: the upstream's for forwarded items, in order; dropped ones omitted, or
- * with `forge`, reported as created (deleted) so the client believes they succeeded.
+ * with `forge`, reported as created (deleted) so the client believes they succeeded, or with
+ * `rejectStatus`, answered with that per-item error.
  */
-export function mergeItems(items: readonly BulkLine[], drops: ReadonlySet<number>, upItems: ItemResults, forge: boolean): ItemResults {
+export function mergeItems(items: readonly BulkLine[], drops: ReadonlySet<number>, upItems: ItemResults, forge: boolean, rejectStatus?: number): ItemResults {
   const merged: ItemResults = [];
   let next = 0;
   items.forEach((item, i) => {
     if (!drops.has(i)) {
       const r = upItems[next++];
       if (r) merged.push(r);
+    } else if (rejectStatus !== undefined) {
+      merged.push({ [item.action]: { _index: item.meta._index, _id: item.meta._id, status: rejectStatus, error: injectedError(rejectStatus) } });
     } else if (forge) {
       const result = item.action === "delete" ? "deleted" : "created";
       merged.push({ [item.action]: { _index: item.meta._index, _id: item.meta._id, _version: item.meta.version ?? 1, result, status: item.action === "delete" ? 200 : 201 } });

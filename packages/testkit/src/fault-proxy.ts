@@ -1,56 +1,10 @@
 import http from "node:http";
 import type { Socket } from "node:net";
 import { gunzipSync } from "node:zlib";
-import { isBulk, itemRecords, mergeItems, parseBulk, pickDrops } from "./fault-proxy-bulk.js";
+import { injectedError, isBulk, itemRecords, mergeItems, parseBulk, pickDrops } from "./fault-proxy-bulk.js";
+import { emptyStats, normalize, type FaultMode, type FaultModeName, type FaultProxyStats } from "./fault-mode.js";
+export type { FaultMode, FaultModeName, FaultProxyStats } from "./fault-mode.js";
 import { listenOn, relistenOn } from "./listen-on.js";
-
-/**
- * An HTTP proxy in front of Elasticsearch that injects the faults the guarantees are about.
- * Modes switch at runtime; each request is handled by the mode current when it arrives.
- *
- * - `pass`: forwards as is.
- * - `latency`: buffers the request, waits `ms` (plus up to `jitterMs` at random, which
- *   reorders concurrent requests), then forwards it even if the client gave up meanwhile (so a
- *   timed-out write still lands, late).
- * - `refuse`: closes the listening socket (connection refused) and drops open connections.
- * - `reset`: accepts, then destroys the connection at once (connection reset).
- * - `hang`: accepts and never answers.
- * - `status`: answers `status` (429, 503…) with an Elasticsearch-shaped error, forwarding nothing.
- * - `cut`: forwards, then sends the status line, headers and half the body and destroys the
- *   connection (the upstream did the work; the client sees a broken response).
- * - `dropBulkItems`: removes a fraction of the action(+source) pairs of every `_bulk` request
- *   before forwarding, and their items from the response, answering 200 OK. With `forge`, the
- *   dropped items are reported as created instead of omitted (the "200 OK, but not indexed" lie).
- */
-export type FaultMode =
-  | { kind: "pass" }
-  | { kind: "latency"; ms: number; jitterMs?: number }
-  | { kind: "refuse" }
-  | { kind: "reset" }
-  | { kind: "hang" }
-  | { kind: "status"; status: number }
-  | { kind: "cut" }
-  | { kind: "dropBulkItems"; fraction: number; forge?: boolean };
-
-/** Shorthands for the modes without parameters; "429"/"503" answer that status. */
-export type FaultModeName = "pass" | "refuse" | "reset" | "hang" | "cut" | "429" | "503";
-
-export interface FaultProxyStats {
-  requests: number;
-  passed: number;
-  delayed: number;
-  refused: number;
-  reset: number;
-  hung: number;
-  cut: number;
-  /** Synthesized error answers by status. */
-  statuses: Record<number, number>;
-  /** Delayed requests not yet answered by the upstream (late writes still to land). */
-  pendingDelayed: number;
-  bulkRequests: number;
-  bulkItems: number;
-  bulkItemsDropped: number;
-}
 
 /** One `_bulk` item as it went through the proxy (forwarded items only). */
 export interface BulkItemRecord {
@@ -101,20 +55,6 @@ export interface FaultProxy {
 const ES_HEADERS = { "content-type": "application/json", "x-elastic-product": "Elasticsearch" };
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "proxy-authorization"]);
 
-function emptyStats(): FaultProxyStats {
-  return { requests: 0, passed: 0, delayed: 0, refused: 0, reset: 0, hung: 0, cut: 0, statuses: {}, pendingDelayed: 0, bulkRequests: 0, bulkItems: 0, bulkItemsDropped: 0 };
-}
-
-function normalize(mode: FaultMode | FaultModeName): FaultMode {
-  if (typeof mode !== "string") {
-    if (mode.kind === "dropBulkItems" && !(mode.fraction >= 0 && mode.fraction <= 1)) throw new Error("dropBulkItems fraction must be in [0, 1]");
-    if (mode.kind === "latency" && !(mode.ms >= 0)) throw new Error("latency ms must be >= 0");
-    return mode;
-  }
-  if (mode === "429" || mode === "503") return { kind: "status", status: Number(mode) };
-  return { kind: mode };
-}
-
 function readBody(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -125,8 +65,8 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
 }
 
 function errorBody(status: number): string {
-  const type = status === 429 ? "es_rejected_execution_exception" : status === 503 ? "unavailable_shards_exception" : "fault_injected_exception";
-  return JSON.stringify({ error: { root_cause: [{ type, reason: `injected by fault proxy (${status})` }], type, reason: `injected by fault proxy (${status})` }, status });
+  const error = injectedError(status);
+  return JSON.stringify({ error: { root_cause: [error], ...error }, status });
 }
 
 interface Upstream {
@@ -156,6 +96,15 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
   let stats = emptyStats();
   let mode: FaultMode = { kind: "pass" };
   let closed = false;
+  const remaining = new WeakMap<FaultMode, number>();
+
+  /** Counts one faulty answer of a mode with `times`; the last one switches back to `pass`. */
+  function countDown(m: FaultMode & { times?: number }): void {
+    if (m.times === undefined) return;
+    const left = (remaining.get(m) ?? m.times) - 1;
+    remaining.set(m, left);
+    if (left <= 0 && mode === m) mode = { kind: "pass" };
+  }
 
   function forward(req: http.IncomingMessage, body: Buffer, stripEncoding: boolean): Promise<Upstream> {
     const headers: http.OutgoingHttpHeaders = {};
@@ -219,8 +168,12 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     const items = parseBulk(raw.toString("utf8"));
     stats.bulkRequests += 1;
     stats.bulkItems += items.length;
-    const drops = m.kind === "dropBulkItems" ? pickDrops(items.length, m.fraction, random) : new Set<number>();
-    stats.bulkItemsDropped += drops.size;
+    const faulty = m.kind === "dropBulkItems" || m.kind === "rejectBulkItems";
+    const drops = faulty ? pickDrops(items.length, m.fraction, random) : new Set<number>();
+    if (m.kind === "rejectBulkItems") {
+      stats.bulkItemsRejected += drops.size;
+      if (drops.size > 0) countDown(m);
+    } else stats.bulkItemsDropped += drops.size;
     const kept = items.filter((_, i) => !drops.has(i));
     const sentAt = Date.now();
     let upItems: Record<string, Record<string, unknown>>[] = [];
@@ -239,8 +192,8 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       const exchange: BulkExchange = { sentAt, receivedAt, items: itemRecords(kept, upItems) };
       for (const o of observers) o(exchange);
     }
-    const merged = mergeItems(items, drops, upItems, m.kind === "dropBulkItems" && m.forge === true);
-    const answer = Buffer.from(JSON.stringify({ ...upBody, items: merged }));
+    const merged = mergeItems(items, drops, upItems, m.kind === "dropBulkItems" && m.forge === true, m.kind === "rejectBulkItems" ? m.status : undefined);
+    const answer = Buffer.from(JSON.stringify({ ...upBody, ...(m.kind === "rejectBulkItems" && drops.size > 0 ? { errors: true } : {}), items: merged }));
     if (!res.destroyed) {
       res.writeHead(200, { ...ES_HEADERS, "content-length": String(answer.length) });
       res.end(answer);
@@ -265,6 +218,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
         return;
       case "status": {
         await readBody(req);
+        countDown(m);
         stats.statuses[m.status] = (stats.statuses[m.status] ?? 0) + 1;
         const body = errorBody(m.status);
         res.writeHead(m.status, { ...ES_HEADERS, "content-length": String(Buffer.byteLength(body)) });
@@ -303,9 +257,26 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
         res.write(up.body.subarray(0, Math.floor(up.body.length / 2)), () => req.socket.destroy());
         return;
       }
+      case "bulkSizeLimit":
+        if (isBulk(req)) {
+          const body = await readBody(req);
+          if (body.length > m.maxBytes) {
+            stats.bulkTooLarge += 1;
+            const text = errorBody(413);
+            res.writeHead(413, { ...ES_HEADERS, "content-length": String(Buffer.byteLength(text)) });
+            res.end(text);
+            return;
+          }
+          await bulk(req, res, { kind: "pass" }, body).catch((err) => badGateway(res, err));
+          return;
+        }
+        stats.passed += 1;
+        passThrough(req, res);
+        return;
+      case "rejectBulkItems":
       case "dropBulkItems":
       case "pass":
-        if (isBulk(req) && (m.kind === "dropBulkItems" || observers.size > 0)) {
+        if (isBulk(req) && (m.kind !== "pass" || observers.size > 0)) {
           const body = await readBody(req);
           await bulk(req, res, m, body).catch((err) => badGateway(res, err));
           return;

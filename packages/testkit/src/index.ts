@@ -11,3 +11,5 @@ export * from "./scenario-load.js";
 export * from "./scratch-database.js";
 export * from "./wait-for.js";
 export * from "./live-writers.js";
+export * from "./services/private-postgres.js";
+export * from "./services/free-port.js";
