@@ -3,7 +3,7 @@ import { createDb, Drainer, migrate, verifyCollection, type DrainResult } from "
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { sql } from "kysely";
-import { auditAnnotations, createScratchDatabase, ensureElasticsearch, ensurePostgres, startFaultProxy, startLiveLoad, type FaultMode } from "@tether/testkit";
+import { auditAnnotations, createScratchDatabase, ensureElasticsearch, startFaultProxy, startLiveLoad, startPrivatePostgres, type FaultMode, type PrivatePostgres } from "@tether/testkit";
 import { buildApp } from "../../../services/annotations-api/src/app.js";
 
 export interface SoakOptions {
@@ -17,6 +17,11 @@ export interface SoakOptions {
   keep?: boolean;
   /** Progress lines go here. Default stderr. */
   log?: (line: string) => void;
+  /**
+   * A Postgres of the soak's own (at `databaseUrl`) to restart this many times, evenly spread
+   * over the flapping phase, alternating a clean (fast) and a crash (immediate) restart.
+   */
+  restartable?: { server: PrivatePostgres; restarts: number };
 }
 
 export interface SoakReport {
@@ -25,6 +30,7 @@ export interface SoakReport {
   indexPrefix: string;
   writes: { calls: number; byStatus: Record<string, number> };
   faults: { mode: string; seconds: number }[];
+  postgresRestarts: { atSecond: number; mode: string; ms: number }[];
   proxy: Record<string, unknown>;
   drainer: { passes: number; failedPasses: number; repaired: number; retried: number };
   finalDrain: { passes: number; ms: number };
@@ -94,7 +100,28 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 
     const load = startLiveLoad(apiUrl, { concurrency: opts.concurrency ?? 4, editEvery: 4, deleteEvery: 10 });
     const faults: { mode: string; seconds: number }[] = [];
-    const endAt = Date.now() + opts.minutes * 60_000;
+    const flapStarted = Date.now();
+    const endAt = flapStarted + opts.minutes * 60_000;
+    const postgresRestarts: SoakReport["postgresRestarts"] = [];
+    const restarts: Promise<void>[] = [];
+    const timers: NodeJS.Timeout[] = [];
+    const r = opts.restartable;
+    for (let k = 1; r && k <= r.restarts; k++) {
+      const mode = k % 2 === 1 ? "fast" : "immediate";
+      const at = (opts.minutes * 60_000 * k) / (r.restarts + 1);
+      timers.push(
+        setTimeout(() => {
+          const t = performance.now();
+          log(`[soak] restarting Postgres (${mode})`);
+          restarts.push(
+            r.server.restart(mode).then(() => {
+              postgresRestarts.push({ atSecond: Math.round((Date.now() - flapStarted) / 1000), mode, ms: Math.round(performance.now() - t) });
+              log(`[soak] Postgres back after ${Math.round(performance.now() - t)} ms`);
+            }),
+          );
+        }, at),
+      );
+    }
     const scale = Math.max(0.2, Math.min(1, opts.minutes / 2));
     for (let i = 0; Date.now() < endAt; i++) {
       const phase = CYCLE[i % CYCLE.length]!;
@@ -105,6 +132,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       faults.push({ mode: phase.label, seconds: Math.round((Date.now() - at) / 100) / 10 });
       log(`[soak] ${Math.round((endAt - Date.now()) / 1000)} s left; ${load.calls.length} calls; phase ${phase.label} done; queue passes ${passes.passes} (${passes.failedPasses} failed)`);
     }
+    for (const t of timers) clearTimeout(t);
+    await Promise.all(restarts);
     await load.stop();
     await proxy.setMode("pass");
     await drainer.stop();
@@ -140,6 +169,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       indexPrefix,
       writes: { calls: load.calls.length, byStatus },
       faults,
+      postgresRestarts,
       proxy: { ...proxy.stats },
       drainer: passes,
       finalDrain: { passes: finalPasses, ms: Math.round(finalMs) },
@@ -169,7 +199,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   }
 }
 
-/** Command line of `scripts/soak`: `--minutes N` (default 2), `--concurrency N`, `--keep`, `--json`. */
+/**
+ * Command line of `scripts/soak`: `--minutes N` (default 2), `--concurrency N`,
+ * `--postgres-restarts N` (default 2), `--keep`, `--json`. With restarts the soak runs on a
+ * Postgres server of its own (the machine's binaries, a temporary data directory), never on
+ * DATABASE_URL's: restarting a shared server would break everyone else's work.
+ */
 export async function soakMain(argv: readonly string[]): Promise<number> {
   const arg = (name: string) => {
     const i = argv.indexOf(name);
@@ -177,19 +212,26 @@ export async function soakMain(argv: readonly string[]): Promise<number> {
   };
   const minutes = Number(arg("--minutes") ?? "2");
   const concurrency = Number(arg("--concurrency") ?? "4");
-  if (!(minutes > 0) || !(concurrency >= 1)) {
-    process.stderr.write("usage: scripts/soak [--minutes 2] [--concurrency 4] [--keep] [--json]\n");
+  const restarts = Number(arg("--postgres-restarts") ?? "2");
+  if (!(minutes > 0) || !(concurrency >= 1) || !(Number.isInteger(restarts) && restarts >= 0)) {
+    process.stderr.write("usage: scripts/soak [--minutes 2] [--concurrency 4] [--postgres-restarts 2] [--keep] [--json]\n");
     return 2;
   }
-  const databaseUrl = process.env.DATABASE_URL ?? (await ensurePostgres()).url;
   const elasticsearchUrl = process.env.ELASTICSEARCH_URL ?? (await ensureElasticsearch()).url;
-  const report = await runSoak({ databaseUrl, elasticsearchUrl, minutes, concurrency, keep: argv.includes("--keep") });
+  const server = await startPrivatePostgres();
+  let report: SoakReport;
+  try {
+    report = await runSoak({ databaseUrl: server.url, elasticsearchUrl, minutes, concurrency, keep: argv.includes("--keep"), restartable: { server, restarts } });
+  } finally {
+    if (!argv.includes("--keep")) await server.close();
+  }
   if (argv.includes("--json")) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else {
     process.stdout.write(
       [
         `soak: ${report.minutes} min of flapping Elasticsearch, ${report.writes.calls} API calls ${JSON.stringify(report.writes.byStatus)}`,
         `  faults: ${report.faults.map((f) => `${f.mode} ${f.seconds}s`).join(", ")}`,
+        `  Postgres restarts: ${report.postgresRestarts.map((p) => `${p.mode} at ${p.atSecond}s (${p.ms} ms)`).join(", ") || "none"}`,
         `  drainer: ${report.drainer.passes} passes (${report.drainer.failedPasses} failed), final drain ${report.finalDrain.passes} passes in ${report.finalDrain.ms} ms`,
         `  rows ${report.rows} (live ${report.liveRows}); lost ${report.lost}, stale ${report.stale}, duplicate ${report.duplicates}; jobs left ${report.jobsLeft}, parked ${report.parked}`,
         `  verify: ${report.verify.driftedTotal} drifted over ${report.verify.bucketsCompared} buckets in ${report.verify.durationMs} ms; peak RSS ${report.peakRssMb} MB; total ${Math.round(report.durationMs / 1000)} s`,
