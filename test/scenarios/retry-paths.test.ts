@@ -126,6 +126,25 @@ describe("retry paths through the fault proxy, against the real Elasticsearch", 
     expect(dead.rows).toEqual([{ name: badMap.jobName, reason: "parked", attempts: 2, last_error: expect.stringMatching(/HTTP 400 (mapper_parsing_exception|document_parsing_exception)/) }]);
   });
 
+  it("a write block on the index (403 cluster_block_exception) is waited out, never parked", async () => {
+    const index = ctx.sink.indexName(annotations.index);
+    // This test's own index only: an index-level block, nothing cluster-wide.
+    const block = (on: boolean) => ctx.sink.client.indices.putSettings({ index, settings: { "index.blocks.write": on ? true : null } });
+    await freshWork(5);
+    await block(true);
+    let blocked;
+    try {
+      blocked = await drainer({ maxAttempts: 1 }).drainOnce();
+    } finally {
+      await block(false);
+    }
+    expect(blocked).toMatchObject({ claimed: 5, retried: 5, parked: 0 });
+    const errors = await sql<{ last_error: string }>`SELECT DISTINCT last_error FROM tether.job`.execute(ctx.db);
+    expect(errors.rows).toEqual([{ last_error: expect.stringContaining("HTTP 403 cluster_block_exception") }]);
+    await drainToEmpty(drainer({ maxAttempts: 1 }), ctx.db);
+    expect(auditSummary(await auditAnnotations(ctx.db, ctx.sink))).toMatchObject({ lost: 0, stale: 0, jobs: 0, parked: 0 });
+  });
+
   it("the loop drains back to back while batches come back full, then waits for its interval", async () => {
     await freshWork(35);
     const d = drainer({ batchSize: 10, intervalMs: 600_000 });

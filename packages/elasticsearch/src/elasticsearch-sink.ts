@@ -25,6 +25,8 @@ export interface ElasticsearchSinkOptions {
   retries?: number;
   /** Refresh after writes (tests of search only; costly). Default false. */
   refresh?: boolean;
+  /** Replicas per shard of the indices `ensureIndex` creates (1 on a cluster). Default 0. */
+  replicas?: number;
 }
 
 type BulkItem = { _id?: string | null; status: number; error?: { type?: string; reason?: string | null } | null; result?: string };
@@ -44,6 +46,7 @@ export class ElasticsearchSink implements Sink {
   private readonly requestTimeoutMs: number;
   private readonly retries: number;
   private readonly refresh: boolean;
+  private readonly replicas: number;
 
   constructor(opts: ElasticsearchSinkOptions) {
     this.client = typeof opts.client === "string" ? new Client({ node: opts.client, maxRetries: 0, requestTimeout: 30_000 }) : opts.client;
@@ -51,6 +54,7 @@ export class ElasticsearchSink implements Sink {
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     this.retries = opts.retries ?? 2;
     this.refresh = opts.refresh ?? false;
+    this.replicas = opts.replicas ?? 0;
   }
 
   /** The concrete index name for a collection's logical index. */
@@ -84,7 +88,7 @@ export class ElasticsearchSink implements Sink {
     try {
       await this.client.indices.create({
         index: this.indexName(index),
-        settings: { number_of_shards: 1, number_of_replicas: 0 },
+        settings: { number_of_shards: 1, number_of_replicas: this.replicas },
         mappings: { ...mappings, properties: { ...props, [META_FIELD]: META_MAPPING } } as never,
       });
     } catch (err) {

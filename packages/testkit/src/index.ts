@@ -13,3 +13,4 @@ export * from "./wait-for.js";
 export * from "./live-writers.js";
 export * from "./services/private-postgres.js";
 export * from "./services/free-port.js";
+export * from "./services/elasticsearch-cluster.js";

@@ -106,6 +106,31 @@ export function runningMavenNodes(): number[] {
   return pids;
 }
 
+/** An unpacked distribution the service user can run, and a Java for it. */
+export interface EsInstall {
+  home: string;
+  base: string;
+  javaHome: string;
+  /** True when nodes must be started as the service user (we are root). */
+  asServiceUser: boolean;
+  serviceUser: string;
+}
+
+/** Fetches (once, through Maven) and unpacks (once) the integ-test distribution. */
+export async function installElasticsearch(version: string = DEFAULT_ES_VERSION): Promise<EsInstall> {
+  const base = await installBase();
+  const home = join(base, `elasticsearch-${version}`);
+  const javaHome = await findJavaHome(17);
+  await ensureUser();
+  if (!existsSync(join(home, "bin", "elasticsearch"))) {
+    const zip = await ensureZip(version);
+    await ensureDebianPackage("unzip", "unzip");
+    const r = await runCommand("unzip", ["-q", "-o", zip, "-d", base], { timeoutMs: 300_000 });
+    if (r.code !== 0) throw new Error(`unzip ${zip} failed: ${r.stderr}`);
+  }
+  return { home, base, javaHome, asServiceUser: isRoot(), serviceUser: ES_USER };
+}
+
 export interface MavenEsOptions {
   version?: string;
   port?: number;
@@ -129,14 +154,7 @@ export async function startMavenElasticsearch(opts: MavenEsOptions = {}): Promis
       : { url, via: "local", detail: `an Elasticsearch already answering at ${url}, not started from this checkout (down leaves it running)` };
   }
 
-  const javaHome = await findJavaHome(17);
-  await ensureUser();
-  if (!existsSync(join(home, "bin", "elasticsearch"))) {
-    const zip = await ensureZip(version);
-    await ensureDebianPackage("unzip", "unzip");
-    const r = await runCommand("unzip", ["-q", "-o", zip, "-d", base], { timeoutMs: 300_000 });
-    if (r.code !== 0) throw new Error(`unzip ${zip} failed: ${r.stderr}`);
-  }
+  const { javaHome } = await installElasticsearch(version);
   writeFileSync(
     join(home, "config", "elasticsearch.yml"),
     [
