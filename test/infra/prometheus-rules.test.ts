@@ -52,7 +52,7 @@ describe("Tether Prometheus alerting rules", () => {
   it("are accepted by promtool check rules", () => {
     const result = run("promtool", ["check", "rules", rulesPath]);
     expect(result.status, result.output).toBe(0);
-    expect(result.output).toContain("SUCCESS: 5 rules found");
+    expect(result.output).toContain("SUCCESS: 6 rules found");
   });
 
   it("pass their promtool unit tests", () => {
@@ -70,6 +70,7 @@ describe("Tether Prometheus alerting rules", () => {
       "TetherExpiredJobs",
       "TetherParkedJobs",
       "TetherOldestDueJobTooOld",
+      "TetherQueueSampleStale",
     ]);
     const cases = [
       ...readFileSync(rulesTestPath, "utf8").matchAll(/^\s*alertname: (\w+)\s*\n\s*exp_alerts:[ \t]*(\[\])?/gm),
