@@ -6,9 +6,9 @@ import { annotationMigrations, annotations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { createTestContext, startElasticsearchCluster, type ElasticsearchCluster, type TestContext } from "@tether/testkit";
 import { buildApp } from "../../services/annotations-api/src/app.js";
-import { auditAnnotations, auditSummary } from "../scenarios/support/audit.js";
+import { auditAnnotations, auditSummary } from "@tether/testkit";
 import { drainToEmpty } from "../scenarios/support/drain.js";
-import { startLiveLoad, type LiveLoad } from "../scenarios/support/load.js";
+import { startLiveLoad, type LiveLoad } from "@tether/testkit";
 
 const CLEAN = { lost: 0, stale: 0, duplicates: 0, jobs: 0, parked: 0 };
 const figures: Record<string, unknown> = {};

@@ -5,7 +5,7 @@ import { annotationMigrations } from "@tether/annotations";
 import { createTestContext, startPrivatePostgres, type PrivatePostgres, type TestContext } from "@tether/testkit";
 import type { Kysely } from "kysely";
 import { annotations } from "./support/annotation-context.js";
-import { auditAnnotations, auditSummary } from "./support/audit.js";
+import { auditAnnotations, auditSummary } from "@tether/testkit";
 import { drainToEmpty } from "./support/drain.js";
 
 /**

@@ -4,7 +4,7 @@ import { defineCollection, Drainer, insertJobs, type DrainResult } from "@tether
 import type { ElasticsearchSink } from "@tether/elasticsearch";
 import { startFaultProxy, type FaultProxy, type TestContext } from "@tether/testkit";
 import { annotations, createAnnotationContext, insertRawAnnotations } from "./support/annotation-context.js";
-import { auditAnnotations, auditSummary } from "./support/audit.js";
+import { auditAnnotations, auditSummary } from "@tether/testkit";
 import { drainToEmpty } from "./support/drain.js";
 
 const BACKOFF = { baseMs: 400, maxMs: 2_000 };
