@@ -49,7 +49,8 @@ export function field(label: string, input: HTMLElement): HTMLElement {
 
 export function select(name: string, options: [string, string][], value = ""): HTMLSelectElement {
   const s = h("select", { name }, options.map(([v, l]) => h("option", { value: v }, l)));
-  s.value = value;
+  // Only a value that is one of the options: anything else would blank the select.
+  if (options.some(([v]) => v === value)) s.value = value;
   return s;
 }
 
