@@ -19,7 +19,7 @@ BEGIN
   SELECT n.name, n.kwargs->>'id', 'enqueued', n.id, n.tag, n.priority,
          CASE WHEN n.last_error IS NOT NULL THEN 'retried from the dead-letter table'
               WHEN n.kwargs->>'force' = 'true' THEN 'forced' END
-  FROM new_jobs n WHERE n.kwargs ? 'id';
+  FROM new_jobs n WHERE n.kwargs ? 'id' AND n.tag NOT LIKE 'reindex%';
   RETURN NULL;
 END $$;
 
@@ -83,7 +83,7 @@ CREATE TABLE tether.drainer_heartbeat (
     stopped_at timestamp with time zone
 );
 
-CREATE TABLE tether.entity_event (
+CREATE UNLOGGED TABLE tether.entity_event (
     id bigint NOT NULL,
     at timestamp with time zone DEFAULT now() NOT NULL,
     name text NOT NULL,
@@ -244,7 +244,7 @@ CREATE INDEX dead_job_reason_idx ON tether.dead_job USING btree (reason, dead_at
 
 CREATE INDEX drainer_heartbeat_seen_idx ON tether.drainer_heartbeat USING btree (seen_at);
 
-CREATE INDEX entity_event_at_idx ON tether.entity_event USING btree (at);
+CREATE INDEX entity_event_at_idx ON tether.entity_event USING brin (at);
 
 CREATE INDEX entity_event_entity_idx ON tether.entity_event USING btree (name, entity_id, id);
 

@@ -41,7 +41,11 @@ CREATE INDEX audit_log_at_idx ON tether.audit_log (at);
 -- job tables already say (a job inserted, a job moved to the dead-letter table) and by the
 -- drainer for what only it knows (the outcome of a confirmed job). Pruned by maintenance (by
 -- age, and to a number of newest events per entity).
-CREATE TABLE tether.entity_event (
+-- UNLOGGED: it is a diagnostic history, not state. Skipping the WAL makes it cheap enough to
+-- write in every enqueue and drain transaction; the price is that a crash of Postgres empties
+-- it and standbys do not have it. Bulk re-index work is left out (see the triggers): while
+-- such a job is pending the trace shows the job itself, and the drainer records any repair.
+CREATE UNLOGGED TABLE tether.entity_event (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   at timestamptz NOT NULL DEFAULT now(),
   name text NOT NULL,
@@ -53,7 +57,8 @@ CREATE TABLE tether.entity_event (
   detail text
 );
 CREATE INDEX entity_event_entity_idx ON tether.entity_event (name, entity_id, id);
-CREATE INDEX entity_event_at_idx ON tether.entity_event (at);
+-- BRIN: rows arrive in time order, so pruning by age needs no per-row index upkeep on insert.
+CREATE INDEX entity_event_at_idx ON tether.entity_event USING brin (at);
 
 -- Statement-level triggers with transition tables: one INSERT … SELECT per statement, however
 -- many jobs it wrote (a re-index of a million rows is one extra statement, not a million).
@@ -63,7 +68,7 @@ BEGIN
   SELECT n.name, n.kwargs->>'id', 'enqueued', n.id, n.tag, n.priority,
          CASE WHEN n.last_error IS NOT NULL THEN 'retried from the dead-letter table'
               WHEN n.kwargs->>'force' = 'true' THEN 'forced' END
-  FROM new_jobs n WHERE n.kwargs ? 'id';
+  FROM new_jobs n WHERE n.kwargs ? 'id' AND n.tag NOT LIKE 'reindex%';
   RETURN NULL;
 END $$;
 CREATE TRIGGER job_enqueued_event AFTER INSERT ON tether.job
