@@ -31,7 +31,9 @@ export function chart(title: string, s: Series, opts: { testid: string; unit: st
   }
   for (const frac of [0, 0.25, 0.5, 0.75, 1]) {
     const t = new Date(from + windowMs * frac).toISOString();
-    root.appendChild(svg("text", { x: x(t), y: H - 8, "text-anchor": "middle", class: "axis" }, text(clock(t))));
+    // The outer labels align inward so they are not cut at the edges.
+    const anchor = frac === 0 ? "start" : frac === 1 ? "end" : "middle";
+    root.appendChild(svg("text", { x: x(t), y: H - 8, "text-anchor": anchor, class: "axis" }, text(clock(t))));
   }
   const visible = s.points.filter((p) => new Date(p.at).getTime() >= from);
   if (s.kind === "bars") {

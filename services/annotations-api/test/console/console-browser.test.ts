@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { sql } from "kysely";
 import { annotations } from "@tether/annotations";
-import { Drainer, DrainerHeartbeat } from "@tether/core";
+import { Drainer, DrainerHeartbeat, runMaintenance } from "@tether/core";
 import { ADMIN_TOKEN, createApiContext, type ApiContext } from "../support/api-context.js";
 import { buildConsolePage, launchChromium, SCREENSHOTS } from "./browser.js";
 
@@ -80,6 +80,8 @@ describe("the admin console in a real Chromium", () => {
     await go("overview");
     const before = Number((await laneCell(page, 2).textContent()) ?? "0");
     for (let i = 0; i < 3; i++) await annotate({ user: "acct:grow@example.com", uri: "https://example.com/grow", text: `write ${i}` });
+    // A maintenance sample (as a drainer's maintenance would take) for the queue-length chart.
+    await runMaintenance(ctx.db, { sampleIntervalMs: 0 });
     await page.getByRole("button", { name: "Refresh" }).click();
     await page.waitForFunction(
       (n) => document.querySelector('[data-testid="overview-lanes"] tbody tr td:nth-child(3)')?.textContent === String(n),
@@ -181,9 +183,19 @@ describe("the admin console in a real Chromium", () => {
     const hb = new DrainerHeartbeat({ db: ctx.db, version: "0.1.0", host: "drainer-1" });
     await hb.start();
     try {
+      const drainer = new Drainer({ db: ctx.db, sink: ctx.sink, collections: [annotations] });
+      drainer.on("batch", (r) => hb.recordPass(r));
+      await drainer.drainUntilEmpty();
+      await hb.beat();
       await go("drainers");
       await page.locator('[data-testid="drainers"] tr', { hasText: "drainer-1" }).getByText("alive").waitFor();
       await shot("drainers");
+      // The overview's charts once a drainer has completed jobs and maintenance has sampled.
+      await runMaintenance(ctx.db, { sampleIntervalMs: 0 });
+      await go("overview");
+      await page.locator('[data-testid="chart-completion"] svg rect').first().waitFor({ state: "attached" });
+      await page.locator('[data-testid="chart-queue"] svg path').waitFor({ state: "attached" });
+      await shot("overview-charts");
     } finally {
       await hb.stop();
     }

@@ -10,7 +10,7 @@ export const drainersView: View = async (main) => {
     h("p", { class: "muted" }, `Every drainer writes a heartbeat on each pass and on a timer; one silent for more than ${staleAfterSeconds} s is shown as gone.`),
     table(["state", "host", "pid", "version", "started", "last seen", "passes", "failed", "last pass"],
       items.map((d) => [
-        badge(d.state, d.state === "alive" ? "ok" : d.state === "gone" ? "bad" : "muted"), d.host, num(d.pid), d.version, when(d.startedAt),
+        badge(d.state, d.state === "alive" ? "ok" : d.state === "gone" ? "bad" : "muted"), d.host, String(d.pid), d.version, when(d.startedAt),
         `${age(d.ageSeconds)} ago`, num(d.passes), num(d.failedPasses),
         d.lastPass ? h("span", { class: "small" }, summary(d.lastPass as Record<string, unknown>), h("br"), h("span", { class: "muted" }, when(d.lastPassAt))) : "–",
       ]),
