@@ -41,8 +41,10 @@ export class DrainerHeartbeat {
   private passes = 0;
   private failed = 0;
   private lastPass: Record<string, unknown> | undefined;
-  private writing: Promise<void> | undefined;
-  private dirty = false;
+  /** The newest write, queued or running. */
+  private last: Promise<void> = Promise.resolve();
+  /** A write queued behind the running one and not started yet. */
+  private next: Promise<void> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(opts: DrainerHeartbeatOptions) {
@@ -68,41 +70,45 @@ export class DrainerHeartbeat {
     void this.beat();
   }
 
-  /** One upsert of what accumulated since the last one; concurrent calls coalesce. */
+  /**
+   * Writes what accumulated, one write at a time: a call while a write runs queues the next one
+   * (shared by every call until it starts), so the returned promise settles only after a write
+   * that includes everything recorded before the call.
+   */
   beat(): Promise<void> {
-    if (this.writing) {
-      this.dirty = true;
-      return this.writing;
+    if (!this.next) {
+      this.next = this.last.then(() => {
+        this.next = undefined;
+        return this.write();
+      });
+      this.last = this.next;
     }
+    return this.next;
+  }
+
+  private async write(): Promise<void> {
     const passes = this.passes;
     const failed = this.failed;
     const lastPass = this.lastPass;
     this.passes = 0;
     this.failed = 0;
     this.lastPass = undefined;
-    this.writing = upsertHeartbeat(this.o.db, { id: this.id, host: this.o.host, pid: this.o.pid, version: this.o.version, passes, failedPasses: failed, ...(lastPass ? { lastPass } : {}) })
-      .catch((err: unknown) => {
-        // Put the counts back: the next beat reports them.
-        this.passes += passes;
-        this.failed += failed;
-        this.lastPass ??= lastPass;
-        this.o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "could not write the drainer heartbeat");
-      })
-      .finally(() => {
-        this.writing = undefined;
-        if (this.dirty) {
-          this.dirty = false;
-          void this.beat();
-        }
-      });
-    return this.writing;
+    try {
+      await upsertHeartbeat(this.o.db, { id: this.id, host: this.o.host, pid: this.o.pid, version: this.o.version, passes, failedPasses: failed, ...(lastPass ? { lastPass } : {}) });
+    } catch (err) {
+      // Put the counts back: the next beat reports them.
+      this.passes += passes;
+      this.failed += failed;
+      this.lastPass ??= lastPass;
+      this.o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "could not write the drainer heartbeat");
+    }
   }
 
   /** Stops the timer and marks the row stopped (a clean shutdown, not a lost drainer). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    while (this.writing) await this.writing;
+    await this.last;
     await markHeartbeatStopped(this.o.db, this.id).catch((err: unknown) => {
       this.o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, "could not mark the drainer heartbeat stopped");
     });
