@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type {} from "@fastify/cookie";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { sendErrorBody } from "@tether/service-kit";
 import type { AdminRole, AdminToken } from "./admin-options.js";
 import type { SessionRegistry } from "./session-registry.js";
 
@@ -43,7 +44,7 @@ export function digestTokens(tokens: readonly AdminToken[]): { name: string; rol
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-const deny = (reply: FastifyReply, status: number, error: string, message: string) => reply.status(status).send({ error, message });
+const deny = (reply: FastifyReply, status: number, error: string, message: string, headers: Record<string, string> = {}) => sendErrorBody(reply, status, { error, message }, headers);
 
 /**
  * The onRequest hook of every admin route: 503 when no token is configured, 401 without a valid
@@ -71,7 +72,7 @@ export function authenticate(tokens: ReturnType<typeof digestTokens>, sessions: 
       if (!SAFE_METHODS.has(request.method)) {
         const presented = request.headers[CSRF_HEADER];
         if (typeof presented !== "string" || !timingSafeEqual(digest(presented), digest(session.csrfToken))) {
-          return deny(reply, 403, "csrf", `a mutating request with the session cookie must carry the ${CSRF_HEADER} header`);
+          return deny(reply, 403, "forbidden", `CSRF: a mutating request with the session cookie must carry the session's ${CSRF_HEADER} header`);
         }
       }
       request.adminIdentity = { name: session.name, role: session.role, via: "session" };
@@ -83,5 +84,5 @@ export function authenticate(tokens: ReturnType<typeof digestTokens>, sessions: 
 }
 
 function unauthorized(reply: FastifyReply) {
-  return reply.status(401).header("www-authenticate", 'Bearer realm="tether-admin"').send({ error: "unauthorized", message: "a valid admin bearer token or session is required" });
+  return deny(reply, 401, "unauthorized", "a valid admin bearer token or session is required", { "www-authenticate": 'Bearer realm="tether-admin"' });
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import fastifyCookie from "@fastify/cookie";
 import fastifySwagger from "@fastify/swagger";
+import { errorContract } from "@tether/service-kit";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { authenticate, digestTokens } from "./admin-auth.js";
 import type { AdminContext } from "./admin-context.js";
-import { sendAdminError } from "./admin-errors.js";
 import { resolveAdminOptions, type AdminOptions } from "./admin-options.js";
 import { adminValidatorCompiler } from "./admin-validator.js";
 import { auditHook } from "./audit-hook.js";
@@ -50,6 +50,8 @@ export async function tetherAdmin(parent: FastifyInstance, opts: AdminOptions & 
   const ctx: AdminContext = { options, verifyRunner };
   const prefix = app.prefix || "/";
 
+  // Tether's one error contract ({ error, field?, message }); a no-op when the host has it.
+  await app.register(errorContract);
   if (!app.hasDecorator("swagger")) {
     await app.register(fastifySwagger, {
       openapi: {
@@ -68,7 +70,6 @@ export async function tetherAdmin(parent: FastifyInstance, opts: AdminOptions & 
   }
   if (!app.hasRequestDecorator("cookies")) await app.register(fastifyCookie);
 
-  app.setErrorHandler(sendAdminError);
   app.setValidatorCompiler(adminValidatorCompiler());
   app.addHook("onRequest", authenticate(tokens, sessions));
   app.addHook("onSend", auditHook(options.db, options.logger));

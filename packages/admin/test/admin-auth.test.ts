@@ -55,7 +55,7 @@ describe("who may use the admin console", () => {
     expect((await t.app.inject({ method: "GET", url: "/admin/overview", headers: { cookie } })).statusCode).toBe(200);
     const noCsrf = await t.app.inject({ method: "POST", url: "/admin/lanes/sync_annotation/pause", headers: { cookie }, payload: { reason: "csrf" } });
     expect(noCsrf.statusCode).toBe(403);
-    expect(noCsrf.json()).toMatchObject({ error: "csrf" });
+    expect(noCsrf.json()).toMatchObject({ error: "forbidden", message: expect.stringContaining("x-csrf-token") });
     const wrongCsrf = await t.app.inject({ method: "POST", url: "/admin/lanes/sync_annotation/pause", headers: { cookie, "x-csrf-token": "guess" }, payload: { reason: "csrf" } });
     expect(wrongCsrf.statusCode).toBe(403);
     expect(await paused()).toEqual([]);

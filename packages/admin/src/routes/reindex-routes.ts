@@ -10,7 +10,9 @@ const ReindexBody = Type.Object(
     value: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "For equals scopes (user, group)" })),
     from: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "For range scopes: ISO-8601, inclusive" })),
     to: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "For range scopes: ISO-8601, exclusive" })),
-    ids: Type.Optional(Type.Array(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Integer({ minimum: 1 })]), { minItems: 1, maxItems: 100_000 })),
+    // Strings or JSON integers; each one is checked by the collection's id rule (core), which
+    // names the offending item ("ids.3").
+    ids: Type.Optional(Type.Array(Type.Union([Type.String({ maxLength: 200 }), Type.Integer()]), { minItems: 1, maxItems: 100_000 })),
     force: Type.Optional(Type.Boolean({ description: "Rewrite even current documents (still verified)" })),
     priority: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: "Default 100 for equals scopes, 1000 otherwise" })),
     tag: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Must start with "reindex" (default)' })),

@@ -240,7 +240,7 @@ describe("the admin console in a real Chromium", () => {
       await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
       const res = await answer;
       expect(res.status()).toBe(403);
-      expect(await res.json()).toMatchObject({ error: "csrf" });
+      expect(await res.json()).toMatchObject({ error: "forbidden", message: expect.stringContaining("CSRF") });
       expect((await sql`SELECT 1 FROM tether.paused_name`.execute(ctx.db)).rows).toEqual([]);
     } finally {
       await new Promise<void>((resolve) => evil.close(() => resolve()));
