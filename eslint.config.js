@@ -16,7 +16,7 @@ const sourceFiles = ["packages/*/src/**/*.ts", "services/*/src/**/*.ts"];
 const storeFiles = ["**/*-store.ts", "packages/core/src/store/**", "**/migrations/**", "**/*-migrations.ts", "packages/testkit/**"];
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/node_modules/**", "**/.cache/**", "**/.turbo/**"] },
+  { ignores: ["**/dist/**", "**/web-dist/**", "**/node_modules/**", "**/.cache/**", "**/.turbo/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -10,6 +10,7 @@ const alias = {
   "@tether/testkit": src("./packages/testkit/src/index.ts"),
   "@tether/annotations": src("./packages/annotations/src/index.ts"),
   "@tether/service-kit": src("./packages/service-kit/src/index.ts"),
+  "@tether/admin": src("./packages/admin/src/index.ts"),
 };
 
 export default defineConfig({

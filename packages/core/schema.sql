@@ -1,6 +1,48 @@
 
 CREATE SCHEMA tether;
 
+CREATE FUNCTION tether.record_job_dead() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  INSERT INTO tether.entity_event (name, entity_id, kind, job_id, tag, priority, detail)
+  SELECT d.name, d.kwargs->>'id', d.reason, d.job_id, d.tag, d.priority, left(d.last_error, 500)
+  FROM new_dead d WHERE d.kwargs ? 'id';
+  RETURN NULL;
+END $$;
+
+CREATE FUNCTION tether.record_job_enqueued() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  INSERT INTO tether.entity_event (name, entity_id, kind, job_id, tag, priority, detail)
+  SELECT n.name, n.kwargs->>'id', 'enqueued', n.id, n.tag, n.priority,
+         CASE WHEN n.last_error IS NOT NULL THEN 'retried from the dead-letter table'
+              WHEN n.kwargs->>'force' = 'true' THEN 'forced' END
+  FROM new_jobs n WHERE n.kwargs ? 'id' AND n.tag NOT LIKE 'reindex%';
+  RETURN NULL;
+END $$;
+
+CREATE TABLE tether.audit_log (
+    id bigint NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    actor text NOT NULL,
+    role text NOT NULL,
+    action text NOT NULL,
+    params jsonb DEFAULT '{}'::jsonb NOT NULL,
+    status integer NOT NULL,
+    result jsonb
+);
+
+ALTER TABLE tether.audit_log ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME tether.audit_log_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 CREATE TABLE tether.dead_job (
     id bigint NOT NULL,
     job_id bigint NOT NULL,
@@ -20,6 +62,42 @@ CREATE TABLE tether.dead_job (
 
 ALTER TABLE tether.dead_job ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME tether.dead_job_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE tether.drainer_heartbeat (
+    id text NOT NULL,
+    host text NOT NULL,
+    pid integer NOT NULL,
+    version text NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    passes bigint DEFAULT 0 NOT NULL,
+    failed_passes bigint DEFAULT 0 NOT NULL,
+    last_pass_at timestamp with time zone,
+    last_pass jsonb,
+    stopped_at timestamp with time zone
+);
+
+CREATE UNLOGGED TABLE tether.entity_event (
+    id bigint NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    name text NOT NULL,
+    entity_id text NOT NULL,
+    kind text NOT NULL,
+    job_id bigint,
+    tag text,
+    priority integer,
+    detail text,
+    CONSTRAINT entity_event_kind_check CHECK ((kind = ANY (ARRAY['enqueued'::text, 'synced'::text, 'repaired'::text, 'forced'::text, 'deleted'::text, 'parked'::text, 'expired'::text, 'cancelled'::text, 'discarded'::text, 'reprioritized'::text])))
+);
+
+ALTER TABLE tether.entity_event ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME tether.entity_event_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -96,8 +174,51 @@ ALTER TABLE tether.queue_sample ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY
     CACHE 1
 );
 
+CREATE TABLE tether.verify_result (
+    run_id bigint NOT NULL,
+    kind text NOT NULL,
+    entity_id text NOT NULL
+);
+
+CREATE TABLE tether.verify_run (
+    id bigint NOT NULL,
+    collection text NOT NULL,
+    status text DEFAULT 'running'::text NOT NULL,
+    started_by text NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    buckets_total integer DEFAULT 0 NOT NULL,
+    buckets_done integer DEFAULT 0 NOT NULL,
+    buckets_compared integer DEFAULT 0 NOT NULL,
+    buckets_differing integer DEFAULT 0 NOT NULL,
+    drifted jsonb DEFAULT '{}'::jsonb NOT NULL,
+    drifted_total integer DEFAULT 0 NOT NULL,
+    enqueued integer DEFAULT 0 NOT NULL,
+    error text,
+    CONSTRAINT verify_run_status_check CHECK ((status = ANY (ARRAY['running'::text, 'done'::text, 'failed'::text])))
+);
+
+ALTER TABLE tether.verify_run ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME tether.verify_run_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY tether.audit_log
+    ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY tether.dead_job
     ADD CONSTRAINT dead_job_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY tether.drainer_heartbeat
+    ADD CONSTRAINT drainer_heartbeat_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY tether.entity_event
+    ADD CONSTRAINT entity_event_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY tether.job
     ADD CONSTRAINT job_pkey PRIMARY KEY (id);
@@ -111,7 +232,21 @@ ALTER TABLE ONLY tether.paused_name
 ALTER TABLE ONLY tether.queue_sample
     ADD CONSTRAINT queue_sample_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY tether.verify_result
+    ADD CONSTRAINT verify_result_pkey PRIMARY KEY (run_id, kind, entity_id);
+
+ALTER TABLE ONLY tether.verify_run
+    ADD CONSTRAINT verify_run_pkey PRIMARY KEY (id);
+
+CREATE INDEX audit_log_at_idx ON tether.audit_log USING btree (at);
+
 CREATE INDEX dead_job_reason_idx ON tether.dead_job USING btree (reason, dead_at);
+
+CREATE INDEX drainer_heartbeat_seen_idx ON tether.drainer_heartbeat USING btree (seen_at);
+
+CREATE INDEX entity_event_at_idx ON tether.entity_event USING brin (at);
+
+CREATE INDEX entity_event_entity_idx ON tether.entity_event USING btree (name, entity_id, id);
 
 CREATE INDEX job_claim_idx ON tether.job USING btree (priority, scheduled_at, id);
 
@@ -120,4 +255,13 @@ CREATE INDEX job_expires_idx ON tether.job USING btree (expires_at);
 CREATE INDEX job_stat_at_idx ON tether.job_stat USING btree (at);
 
 CREATE INDEX queue_sample_at_idx ON tether.queue_sample USING btree (at);
+
+CREATE INDEX verify_run_started_idx ON tether.verify_run USING btree (started_at);
+
+CREATE TRIGGER dead_job_event AFTER INSERT ON tether.dead_job REFERENCING NEW TABLE AS new_dead FOR EACH STATEMENT EXECUTE FUNCTION tether.record_job_dead();
+
+CREATE TRIGGER job_enqueued_event AFTER INSERT ON tether.job REFERENCING NEW TABLE AS new_jobs FOR EACH STATEMENT EXECUTE FUNCTION tether.record_job_enqueued();
+
+ALTER TABLE ONLY tether.verify_result
+    ADD CONSTRAINT verify_result_run_id_fkey FOREIGN KEY (run_id) REFERENCES tether.verify_run(id) ON DELETE CASCADE;
 

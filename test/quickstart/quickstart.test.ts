@@ -31,6 +31,8 @@ describe("the quick start", () => {
     child.stderr.on("data", (d: Buffer) => (out += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
     expect(out).toContain("Tether is running.");
+    // Where the console is and how to log in (its page answered 200 in the smoke run).
+    expect(out).toContain(`admin console  http://127.0.0.1:${port}/admin/   (log in with the demo operator token: dev-admin-token)`);
     expect(out).toMatch(/quickstart smoke: \d+ demo annotations found by search/);
     expect(code, out.slice(-3000)).toBe(0);
   });

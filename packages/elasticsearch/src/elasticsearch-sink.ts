@@ -118,6 +118,20 @@ export class ElasticsearchSink implements Sink {
     return out;
   }
 
+  /**
+   * The stored document without tether's metadata (realtime), or undefined when absent or a
+   * tombstone. Not part of the Sink contract: the admin console's trace uses it, when present,
+   * to say whether the document's content matches the row.
+   */
+  async readDocument(index: string, id: string, opts?: SinkCallOptions): Promise<Record<string, unknown> | undefined> {
+    const docs = await this.call("mget", opts, (t) => this.client.mget<Record<string, unknown>>({ index: this.indexName(index), ids: [id], realtime: true }, t));
+    const doc = docs.docs[0];
+    if (!doc || !("found" in doc) || !doc.found || !doc._source) return undefined;
+    const { [META_FIELD]: meta, ...source } = doc._source;
+    if ((meta as { deleted?: boolean } | undefined)?.deleted === true) return undefined;
+    return source;
+  }
+
   private toBulk(op: SinkOperation, target: string): unknown[] {
     const versionType = "force" in op && op.force ? "external_gte" : "external";
     switch (op.kind) {

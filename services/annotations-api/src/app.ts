@@ -1,11 +1,12 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import type pino from "pino";
-import { createWriter, type Sink } from "@tether/core";
+import { createWriter, type AlertThresholds, type Sink } from "@tether/core";
+import { tetherAdmin, type AdminToken } from "@tether/admin";
+import { annotations } from "@tether/annotations";
 import type { ElasticsearchSink } from "@tether/elasticsearch";
 import { apiMetrics } from "./api-metrics.js";
 import { errorContract, errorContractServerOptions } from "@tether/service-kit";
-import { adminRoutes, type AlertThresholdOverrides } from "./routes/admin-routes.js";
 import { annotationRoutes } from "./routes/annotation-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
 import { searchRoutes } from "./routes/search-routes.js";
@@ -19,8 +20,10 @@ export interface BuildAppOptions {
    * Elasticsearch sink. (Tests point the writer at a dead node and keep search on a live one.)
    */
   searchSink?: ElasticsearchSink;
-  /** Bearer token of the admin routes. Default: none, and admin routes answer 503. */
+  /** Operator token of the admin console, named "admin" (TETHER_ADMIN_TOKEN). */
   adminToken?: string;
+  /** Further named tokens with roles (TETHER_ADMIN_TOKENS). No token at all: admin routes answer 503. */
+  adminTokens?: readonly AdminToken[];
   /** Default: no logging. */
   logger?: pino.Logger;
   /** Direct-sync timeout. Default 500 ms. */
@@ -32,7 +35,9 @@ export interface BuildAppOptions {
   /** Timeout of the Elasticsearch search query. Default 5000 ms. */
   searchTimeoutMs?: number;
   /** Overrides of the alert thresholds GET /admin/alerts evaluates. */
-  alertThresholds?: AlertThresholdOverrides;
+  alertThresholds?: AlertThresholds;
+  /** Passed to the admin plugin (tests wait on it). */
+  onVerifyRunEnd?: (runId: string) => void;
 }
 
 function isElasticsearchSink(s: Sink): s is ElasticsearchSink {
@@ -74,7 +79,17 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   await app.register(annotationRoutes, { db: opts.db, writer });
   await app.register(searchRoutes, { db: opts.db, search, timeoutMs: opts.searchTimeoutMs ?? 5_000 });
-  await app.register(adminRoutes, { db: opts.db, adminToken: opts.adminToken, alertThresholds: opts.alertThresholds });
+  // The admin console (JSON API + page) under /admin/, on the same Postgres and Elasticsearch.
+  await app.register(tetherAdmin, {
+    prefix: "/admin",
+    db: opts.db,
+    sink: search ?? opts.sink,
+    collections: [annotations],
+    tokens: [...(opts.adminToken ? [{ name: "admin", role: "operator" as const, token: opts.adminToken }] : []), ...(opts.adminTokens ?? [])],
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.alertThresholds ? { alertThresholds: opts.alertThresholds } : {}),
+    ...(opts.onVerifyRunEnd ? { onVerifyRunEnd: opts.onVerifyRunEnd } : {}),
+  });
   await app.register(healthRoutes, { db: opts.db, search, metrics });
   await app.ready();
   return app;

@@ -1,4 +1,5 @@
 import { cleanEnv, str, url } from "envalid";
+import { parseAdminTokens, type AdminToken } from "@tether/admin";
 import { envReporter, listenPort, logLevel, nonNegativeInt, positiveInt } from "@tether/service-kit";
 
 export interface ApiEnv {
@@ -6,8 +7,10 @@ export interface ApiEnv {
   ELASTICSEARCH_URL: string;
   /** Default 3000; 0 picks a free port (logged in the "listening" line). */
   PORT: number;
-  /** Admin routes answer 401 without `Authorization: Bearer <token>`; unset disables them (503). */
+  /** An operator token named "admin" for the admin console; with TETHER_ADMIN_TOKENS unset too, admin routes answer 503. */
   TETHER_ADMIN_TOKEN: string | undefined;
+  /** More named tokens: `name:role:token,...` with role viewer or operator. */
+  TETHER_ADMIN_TOKENS: AdminToken[];
   /** Prepended to every Elasticsearch index name. Default "". */
   TETHER_INDEX_PREFIX: string;
   /** Default 500. */
@@ -28,6 +31,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     ELASTICSEARCH_URL: url({ desc: "Elasticsearch node URL" }),
     PORT: listenPort({ default: 3000 }),
     TETHER_ADMIN_TOKEN: str({ default: undefined }),
+    TETHER_ADMIN_TOKENS: str({ default: "", desc: "name:role:token,... (role viewer or operator)" }),
     TETHER_INDEX_PREFIX: str({ default: "" }),
     TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
     TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
@@ -40,6 +44,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
     PORT: env.PORT,
     TETHER_ADMIN_TOKEN: env.TETHER_ADMIN_TOKEN === "" ? undefined : env.TETHER_ADMIN_TOKEN,
+    TETHER_ADMIN_TOKENS: parseAdminTokens(env.TETHER_ADMIN_TOKENS),
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
     TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     TETHER_GRACE_MS: env.TETHER_GRACE_MS,

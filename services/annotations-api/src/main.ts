@@ -30,6 +30,7 @@ await startService(logger, async () => {
     sink,
     logger,
     ...(env.TETHER_ADMIN_TOKEN ? { adminToken: env.TETHER_ADMIN_TOKEN } : {}),
+    adminTokens: env.TETHER_ADMIN_TOKENS,
     directSyncTimeoutMs: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     graceMs: env.TETHER_GRACE_MS,
     bodyLimitBytes: env.TETHER_BODY_LIMIT_BYTES,

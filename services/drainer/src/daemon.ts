@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type pino from "pino";
 import {
   Drainer,
+  DrainerHeartbeat,
   latestQueueSample,
   resolveAlertThresholds,
   resolveMaintenanceOptions,
@@ -42,6 +43,11 @@ export interface DrainerDaemonOptions {
   alertThresholds?: AlertThresholds;
   /** "console" prints spans to stdout. Default "none". */
   tracesExporter?: TracesExporter;
+  /**
+   * The heartbeat row the admin console lists drainers from (tether.drainer_heartbeat).
+   * `version` is shown beside host and pid. Defaults: version "unknown", every 30000 ms.
+   */
+  heartbeat?: { version?: string; intervalMs?: number };
 }
 
 export interface DrainerDaemonEvents {
@@ -89,8 +95,11 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
   const state = newDaemonState();
   const events = new EventEmitter<DrainerDaemonEvents>();
 
+  const heartbeat = new DrainerHeartbeat({ db: opts.db, version: opts.heartbeat?.version ?? "unknown", logger, ...(opts.heartbeat?.intervalMs ? { intervalMs: opts.heartbeat.intervalMs } : {}) });
+
   drainer.on("batch", (r) => {
     recordPass(state, r);
+    heartbeat.recordPass(r);
     const worth = r.claimed > 0 || r.expired > 0;
     if (r.error) return; // the Drainer logged it
     if (worth) logger.info({ pass: r }, "drain pass");
@@ -146,6 +155,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : (opts.port ?? 9464);
 
+  await heartbeat.start();
   drainer.start();
   void maintainNow().catch(() => undefined);
   scheduleMaintenance();
@@ -169,6 +179,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
       stopping = true;
       if (timer) clearTimeout(timer);
       await drainer.stop();
+      await heartbeat.stop();
       await inFlight?.catch(() => undefined);
       await app.close();
       await metrics.shutdown();

@@ -3,6 +3,7 @@
  * Run from the repo: `node --conditions=source --import tsx services/drainer/src/main.ts`.
  * SIGTERM/SIGINT: finish the current batch, close the server, Postgres and Elasticsearch, exit 0.
  */
+import { readFileSync } from "node:fs";
 import { createDb, migrate } from "@tether/core";
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
@@ -36,6 +37,7 @@ await startService(logger, async () => {
     logger,
     port: env.METRICS_PORT,
     tracesExporter: env.OTEL_TRACES_EXPORTER,
+    heartbeat: { version: (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version },
     maintenance: { intervalMs: env.TETHER_MAINTENANCE_INTERVAL_MS },
     drainer: {
       intervalMs: env.TETHER_DRAIN_INTERVAL_MS,

@@ -55,6 +55,12 @@ describe("the drainer process on SIGTERM", () => {
     const sessions = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'tether-drainer' AND datname = current_database()`.execute(ctx.db);
     expect(Number(sessions.rows[0]!.n)).toBe(0);
 
+    // It reported itself to the console while it ran, and marked itself stopped on the way out.
+    const hb = await sql<{ pid: number; version: string; passes: string; stopped: boolean }>`
+      SELECT pid, version, passes, stopped_at IS NOT NULL AS stopped FROM tether.drainer_heartbeat`.execute(ctx.db);
+    expect(hb.rows).toEqual([{ pid: proc.child.pid, version: "0.1.0", passes: expect.any(String), stopped: true }]);
+    expect(Number(hb.rows[0]!.passes)).toBeGreaterThan(0);
+
     // Every job that left the queue was confirmed: completions add up with what remains.
     const done = await sql<{ n: string | null }>`SELECT sum(count) AS n FROM tether.job_stat`.execute(ctx.db);
     expect(Number(done.rows[0]!.n ?? 0) + claimable).toBe(JOBS);

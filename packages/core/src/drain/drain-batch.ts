@@ -6,7 +6,8 @@ import type { Collection } from "../collection.js";
 import { canonicalEntityId } from "../entity-id.js";
 import { parkJobs, rescheduleJobs, deleteJobs } from "../store/job-store.js";
 import { recordCompletions, type CompletionCount } from "../store/job-stat-store.js";
-import type { CompletionOutcome, JobRow, SyncJobArgs } from "../job.js";
+import { REINDEX_TAG_PREFIX, type CompletionOutcome, type JobRow, type SyncJobArgs } from "../job.js";
+import { recordEntityEvents, type EntityEventKind, type NewEntityEvent } from "../store/entity-event-store.js";
 import type { Logger } from "../logger.js";
 import type { Sink } from "../sink.js";
 
@@ -40,6 +41,8 @@ export interface BatchContext {
   logger: Logger;
   /** Receives the per-lane completion counts recorded by the batch, to export after COMMIT. */
   completions?: CompletionCount[];
+  /** Record each confirmed job's outcome in the entity event log (the console's trace). Default true. */
+  entityEvents?: boolean;
 }
 
 /** Parses kwargs of a sync job; throws a message naming what is wrong. */
@@ -53,6 +56,28 @@ export function parseSyncArgs(kwargs: unknown): SyncJobArgs {
   return { id, ...(k.force ? { force: true } : {}), ...(k.version !== undefined ? { version: Number(k.version) } : {}) };
 }
 
+const EVENT_OF: Record<CompletionOutcome, EntityEventKind> = {
+  up_to_date: "synced",
+  repaired: "repaired",
+  forced: "forced",
+  deleted_downstream: "deleted",
+  parked: "parked",
+  expired: "expired",
+};
+
+function confirmedEvents(jobs: ReadonlyMap<string, JobRow>, confirmed: ReadonlyMap<string, CompletionOutcome>): NewEntityEvent[] {
+  const out: NewEntityEvent[] = [];
+  for (const [id, outcome] of confirmed) {
+    const job = jobs.get(id)!;
+    const entityId = (job.kwargs as { id?: unknown } | null)?.id;
+    if (entityId === undefined || entityId === null) continue;
+    // A bulk re-index that found the document current says nothing about the entity: skip
+    // it (a million of them would crowd out the history that matters). Its repairs are kept.
+    if (outcome === "up_to_date" && job.tag.startsWith(REINDEX_TAG_PREFIX)) continue;
+    out.push({ name: job.name, entityId: String(entityId), kind: EVENT_OF[outcome], jobId: id, tag: job.tag, priority: job.priority });
+  }
+  return out;
+}
 
 /**
  * Verifies and repairs a claimed batch inside the drain transaction, then records the ledger:
@@ -105,6 +130,9 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
   await rescheduleJobs(ctx.trx, ledger.retried);
   await parkJobs(ctx.trx, ledger.parked);
   await recordCompletions(ctx.trx, [...stats.values()]);
+  // Parked jobs are logged by the dead-letter table's trigger; only the drainer knows how a
+  // confirmed job ended.
+  if (ctx.entityEvents !== false) await recordEntityEvents(ctx.trx, confirmedEvents(jobById, ledger.confirmed));
   ctx.completions?.push(...stats.values());
   if (ledger.parked.length > 0) ctx.logger.warn({ parked: ledger.parked.slice(0, 10) }, "parked jobs");
   return counts;

@@ -56,6 +56,8 @@ export interface DrainerOptions {
    * transaction-mode pooler (PgBouncer): give a session-mode connection string.
    */
   listen?: WakeListenerOptions;
+  /** Record each confirmed job's outcome in tether.entity_event (the console's entity trace). Default true. */
+  entityEvents?: boolean;
 }
 
 /** The defaults documented on `DrainerOptions`, and how each value is validated. */
@@ -69,6 +71,7 @@ export const DRAINER_DEFAULTS: OptionDefaults<Omit<DrainerOptions, "db" | "sink"
   concurrency: [1, "positive integer"],
   intervalMs: [60_000, "positive integer"],
   intervalJitter: [0.1, "fraction"],
+  entityEvents: [true, "boolean"],
 };
 
 /** Why the loop started a pass. */
@@ -195,7 +198,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             this.emit("claimed", ids);
             try {
               return await processBatch(
-                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions },
+                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents },
                 jobs,
               );
             } finally {

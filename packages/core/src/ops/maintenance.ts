@@ -4,6 +4,8 @@ import { jobTableTuples, vacuumJobTable } from "../store/job-store.js";
 import { pruneJobStats } from "../store/job-stat-store.js";
 import { insertQueueSample, pruneQueueSamples, recentQueueSampleExists } from "../store/queue-sample-store.js";
 import { setStatementTimeout, tryAdvisoryXactLock } from "../store/session-store.js";
+import { pruneHeartbeats } from "../store/drainer-heartbeat-store.js";
+import { pruneEntityEvents } from "../store/entity-event-store.js";
 import { readQueueGauges, type QueueGauges } from "./queue-read-model.js";
 
 /**
@@ -38,6 +40,10 @@ export interface MaintenanceOptions {
    * vacuumed slows every claim. Matters where autovacuum is off or lags. 0 disables. Default 10000.
    */
   vacuumMinDeadTuples?: number;
+  /** Entity events (the console's trace history) older than this are deleted. Default 3 days. */
+  eventRetentionMs?: number;
+  /** Newest events kept per entity; older ones of recently active entities are deleted. Default 100. */
+  eventsPerEntity?: number;
 }
 
 export type ResolvedMaintenanceOptions = Required<MaintenanceOptions>;
@@ -50,6 +56,8 @@ export const MAINTENANCE_DEFAULTS: OptionDefaults<MaintenanceOptions> = {
   pruneLimit: [10_000, "positive integer"],
   statementTimeoutMs: [30_000, "positive integer"],
   vacuumMinDeadTuples: [10_000, "non-negative integer"],
+  eventRetentionMs: [3 * 86_400_000, "positive number"],
+  eventsPerEntity: [100, "positive integer"],
 };
 
 /** Fills defaults and validates once. */
@@ -64,6 +72,8 @@ export interface MaintenanceResult {
   sample?: QueueGauges;
   prunedStats: number;
   prunedSamples: number;
+  /** Entity events deleted (by age, or beyond the per-entity bound). */
+  prunedEvents?: number;
   /** True when this pass vacuumed tether.job. */
   vacuumed?: boolean;
 }
@@ -89,7 +99,16 @@ export async function runMaintenance(db: Kysely<any>, opts: MaintenanceOptions &
     }
     const prunedStats = await pruneJobStats(trx, { retentionDays: o.statRetentionDays, limit: o.pruneLimit, ...pinned });
     const prunedSamples = await pruneQueueSamples(trx, { retentionMs: o.sampleRetentionMs, limit: o.pruneLimit, ...pinned });
-    return { leader: true, ...(sample ? { sample } : {}), prunedStats, prunedSamples };
+    // Entities written to since twice the sample interval ago (at least a minute) may have
+    // gone over the per-entity bound; older ones were checked by an earlier pass.
+    const prunedEvents = await pruneEntityEvents(trx, {
+      retentionMs: o.eventRetentionMs,
+      perEntity: o.eventsPerEntity,
+      recentMs: Math.max(60_000, 2 * o.sampleIntervalMs),
+      limit: o.pruneLimit,
+    });
+    await pruneHeartbeats(trx, 7 * 86_400);
+    return { leader: true, ...(sample ? { sample } : {}), prunedStats, prunedSamples, prunedEvents };
   });
   if (result.leader && o.vacuumMinDeadTuples > 0 && (await needsVacuum(db, o.vacuumMinDeadTuples))) {
     await vacuumJobTable(db);

@@ -9,6 +9,7 @@ import { backlogRecovery } from "./backlog-recovery.js";
 import { apiLatency } from "./api-latency.js";
 import { captureOverhead } from "./capture-overhead.js";
 import { adoptLive } from "./adopt-live.js";
+import { entityEvents } from "./entity-events.js";
 
 /** In the order they run. */
-export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, captureOverhead, adoptLive];
+export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, captureOverhead, adoptLive, entityEvents];

@@ -1,0 +1,127 @@
+import {
+  canonicalEntityId,
+  classifyDrift,
+  idColumnType,
+  listDeadJobsPage,
+  listEntityEvents,
+  listQueuedJobs,
+  readEntityRow,
+  ValidationError,
+  type Collection,
+  type DeadJob,
+  type EntityEvent,
+  type QueuedJob,
+  type Sink,
+} from "@tether/core";
+import type { Kysely } from "kysely";
+import type { Static } from "typebox";
+import type { TraceVerdictSchema } from "./schemas/trace-verdict-schema.js";
+
+export type TraceVerdict = Static<typeof TraceVerdictSchema>;
+
+export interface EntityTrace {
+  collection: string;
+  jobName: string;
+  index: string;
+  id: string;
+  postgres: { exists: boolean; version: number | null; deleted: boolean; row: Record<string, unknown> | null };
+  downstream: { reachable: boolean; exists: boolean; version: number | null; deleted: boolean; contentMatches: boolean | null; error: string | null };
+  verdict: TraceVerdict;
+  explanation: string;
+  pendingJobs: QueuedJob[];
+  deadJobs: (DeadJob & { entityId: string | null })[];
+  events: EntityEvent[];
+}
+
+interface DocumentReader {
+  readDocument(index: string, id: string): Promise<Record<string, unknown> | undefined>;
+}
+const canReadDocuments = (s: Sink): s is Sink & DocumentReader => typeof (s as Partial<DocumentReader>).readDocument === "function";
+
+/** JSON with sorted keys, so documents compare by content, not key order. */
+function canonical(v: unknown): string {
+  const norm = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(norm);
+    if (x && typeof x === "object") return Object.fromEntries(Object.keys(x).sort().map((k) => [k, norm((x as Record<string, unknown>)[k])]));
+    return x;
+  };
+  return JSON.stringify(norm(JSON.parse(JSON.stringify(v ?? null))));
+}
+
+function jsonRow(row: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(row, (_k, v) => (typeof v === "bigint" ? v.toString() : v))) as Record<string, unknown>;
+}
+
+/**
+ * Answers "why is X (not) in the downstream?": both sides' versions, whether the document's
+ * content matches the row, the jobs pending or dead for it, and its recent history.
+ */
+export async function traceEntity(db: Kysely<any>, sink: Sink, collection: Collection<any>, rawId: string): Promise<EntityTrace> {
+  const idType = await idColumnType(db, collection);
+  const c = canonicalEntityId(idType, rawId);
+  if ("error" in c) throw new ValidationError("id", c.error);
+  const id = c.id;
+  const [entity, pendingJobs, deadJobs, events] = await Promise.all([
+    readEntityRow(db, collection, id, idType),
+    listQueuedJobs(db, { name: collection.jobName, entityId: id, limit: 50 }),
+    listDeadJobsPage(db, { name: collection.jobName, entityId: id, limit: 20 }),
+    listEntityEvents(db, collection.jobName, id, 50),
+  ]);
+
+  const downstream: EntityTrace["downstream"] = { reachable: true, exists: false, version: null, deleted: false, contentMatches: null, error: null };
+  let state: { version: number; deleted: boolean } | undefined;
+  try {
+    state = (await sink.fetchStates(collection.index, [id], { timeoutMs: 5_000, retries: 0 })).get(id);
+    if (state) Object.assign(downstream, { exists: true, version: state.version, deleted: state.deleted });
+    if (state && !state.deleted && entity && !entity.deleted && canReadDocuments(sink)) {
+      const doc = await sink.readDocument(collection.index, id);
+      if (doc) downstream.contentMatches = canonical(doc) === canonical(collection.toDocument(entity.row));
+    }
+  } catch (err) {
+    Object.assign(downstream, { reachable: false, error: err instanceof Error ? err.message : String(err) });
+  }
+
+  const pg = entity ? { version: entity.version, live: !entity.deleted } : undefined;
+  let verdict: TraceVerdict;
+  if (!downstream.reachable) verdict = "unknown";
+  else {
+    const drift = classifyDrift(pg, state);
+    if (drift === "stale") verdict = state!.version > pg!.version ? "ahead" : "stale";
+    else if (drift) verdict = drift;
+    else if (!pg) verdict = "absent";
+    else if (!pg.live) verdict = "deleted_in_sync";
+    else verdict = downstream.contentMatches === false ? "content_differs" : "in_sync";
+  }
+  const due = pendingJobs[0];
+  const pendingNote = due
+    ? ` ${pendingJobs.length} job(s) pending; the first is ${due.state} (scheduled ${due.scheduledAt}, ${due.attempts} failed attempt(s)${due.lastError ? `, last error: ${due.lastError}` : ""}): the drainer repairs it when it runs.`
+    : deadJobs.length > 0
+      ? ` No job is pending, but ${deadJobs.length} dead job(s) are (${deadJobs[0]!.reason}: ${deadJobs[0]!.lastError ?? "no error recorded"}): retry them once the cause is fixed.`
+      : " No job is pending: re-index this id (or run verify) to repair it.";
+  const v = (n: number | null) => (n === null ? "-" : `v${n}`);
+  const explanations: Record<TraceVerdict, string> = {
+    in_sync: `Postgres and Elasticsearch both hold ${v(pg?.version ?? null)}${downstream.contentMatches ? " with the same content" : ""}.`,
+    deleted_in_sync: `Deleted in Postgres at ${v(pg?.version ?? null)}; Elasticsearch holds ${state ? `a tombstone at ${v(state.version)}` : "no document"}, as it should.`,
+    absent: "Neither Postgres nor Elasticsearch has this entity.",
+    missing: `Postgres has ${v(pg?.version ?? null)} (live) but Elasticsearch has ${state ? `only a tombstone (${v(state.version)})` : "no document: it was deleted behind Tether's back or never written"}.` + pendingNote,
+    stale: `Elasticsearch holds ${v(state?.version ?? null)}, older than Postgres's ${v(pg?.version ?? null)}.` + pendingNote,
+    ahead: `Elasticsearch holds ${v(state?.version ?? null)}, newer than Postgres's ${v(pg?.version ?? null)}: it was edited behind Tether's back.` + pendingNote,
+    content_differs: `Both sides hold ${v(pg?.version ?? null)}, but the document's content differs from what the row builds: it was changed behind Tether's back without a version bump.` + pendingNote,
+    ghost: `Elasticsearch has a live document (${v(state?.version ?? null)}) for an id Postgres does not have.` + pendingNote,
+    deleted_live: `Deleted in Postgres (${v(pg?.version ?? null)}) but still live in Elasticsearch (${v(state?.version ?? null)}).` + pendingNote,
+    unknown: `Elasticsearch could not be asked: ${downstream.error ?? "unknown error"}.`,
+  };
+  return {
+    collection: collection.name,
+    jobName: collection.jobName,
+    index: collection.index,
+    id,
+    postgres: { exists: !!entity, version: entity?.version ?? null, deleted: entity?.deleted ?? false, row: entity ? jsonRow(entity.row) : null },
+    downstream,
+    verdict,
+    explanation: explanations[verdict],
+    pendingJobs,
+    deadJobs,
+    events,
+  };
+}

@@ -1,0 +1,16 @@
+/**
+ * @tether/admin — the admin console as a Fastify plugin: a JSON API (OpenAPI at
+ * `<prefix>/openapi.json`) to see and steer the queue, trace any entity and audit every action,
+ * and the web page that uses it.
+ *
+ * Terminology
+ * - token: a named secret with a role; `viewer` reads, `operator` also acts.
+ * - session: the browser's login, an HttpOnly SameSite=Strict cookie plus a CSRF token.
+ * - action: a mutating route; operator only, recorded in tether.audit_log.
+ * - trace: one entity's versions on both sides, its jobs and its recent events.
+ */
+export { tetherAdmin, CONTENT_SECURITY_POLICY } from "./admin-plugin.js";
+export { parseAdminTokens, resolveAdminOptions, type AdminOptions, type AdminRole, type AdminToken, type AdminLogger } from "./admin-options.js";
+export { CSRF_HEADER, SESSION_COOKIE, type AdminIdentity } from "./admin-auth.js";
+export { traceEntity, type EntityTrace, type TraceVerdict } from "./entity-trace.js";
+export { WEB_DIST } from "./routes/page-routes.js";

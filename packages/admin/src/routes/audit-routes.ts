@@ -1,0 +1,22 @@
+import { Type } from "typebox";
+import { listAudit } from "@tether/core";
+import type { AdminApp, AdminContext } from "../admin-context.js";
+import { authErrors, Cursor, Limit, page, Page, Timestamp } from "../schemas/common-schemas.js";
+
+export const AuditSchema = Type.Object({
+  id: Type.String(), at: Timestamp, actor: Type.String({ description: "The token's name" }), role: Type.String(), action: Type.String(),
+  params: Type.Record(Type.String(), Type.Unknown()), status: Type.Integer({ description: "HTTP status of the answer" }), result: Type.Unknown(),
+});
+
+export async function auditRoutes(app: AdminApp, ctx: AdminContext): Promise<void> {
+  app.get("/audit", {
+    schema: {
+      summary: "Every admin action, newest first", tags: ["audit"],
+      querystring: Type.Object({ actor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), action: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), cursor: Type.Optional(Cursor), limit: Type.Optional(Limit) }, { additionalProperties: false }),
+      response: { 200: Page(AuditSchema), ...authErrors },
+    },
+  }, async (request) => {
+    const { cursor, limit = 50, actor, action } = request.query;
+    return page(await listAudit(ctx.options.db, { ...(actor ? { actor } : {}), ...(action ? { action } : {}), ...(cursor ? { before: cursor } : {}), limit: limit + 1 }), limit);
+  });
+}

@@ -1,0 +1,37 @@
+import { Type } from "typebox";
+import { ValidationError } from "@tether/core";
+import type { AdminApp, AdminContext } from "../admin-context.js";
+import { DeadJobSchema } from "./dead-job-routes.js";
+import { QueuedJobSchema } from "./job-routes.js";
+import { traceEntity } from "../entity-trace.js";
+import { TraceVerdictSchema } from "../schemas/trace-verdict-schema.js";
+import { AnyObject, authErrors, EntityId, Nullable, Timestamp } from "../schemas/common-schemas.js";
+
+export const TraceSchema = Type.Object({
+  collection: Type.String(), jobName: Type.String(), index: Type.String(), id: Type.String(),
+  postgres: Type.Object({ exists: Type.Boolean(), version: Nullable(Type.Number()), deleted: Type.Boolean(), row: Nullable(AnyObject) }),
+  downstream: Type.Object({
+    reachable: Type.Boolean(), exists: Type.Boolean(), version: Nullable(Type.Number()), deleted: Type.Boolean(),
+    contentMatches: Nullable(Type.Boolean({ description: "null when the sink cannot read documents or there is nothing to compare" })), error: Nullable(Type.String()),
+  }),
+  verdict: TraceVerdictSchema,
+  explanation: Type.String(),
+  pendingJobs: Type.Array(QueuedJobSchema),
+  deadJobs: Type.Array(DeadJobSchema),
+  events: Type.Array(Type.Object({ id: Type.String(), at: Timestamp, kind: Type.String(), jobId: Nullable(Type.String()), tag: Nullable(Type.String()), priority: Nullable(Type.Integer()), detail: Nullable(Type.String()) })),
+});
+
+export async function traceRoutes(app: AdminApp, ctx: AdminContext): Promise<void> {
+  const { db, sink, collectionsByName } = ctx.options;
+  app.get("/trace/:collection/:id", {
+    schema: {
+      summary: "Why is this entity (not) in the downstream? Both sides' versions, content match, pending jobs and history", tags: ["trace"],
+      params: Type.Object({ collection: Type.String({ minLength: 1, maxLength: 64 }), id: EntityId }),
+      response: { 200: TraceSchema, ...authErrors },
+    },
+  }, async (request) => {
+    const collection = collectionsByName.get(request.params.collection);
+    if (!collection) throw new ValidationError("collection", `unknown collection "${request.params.collection}"; known: ${[...collectionsByName.keys()].join(", ")}`);
+    return traceEntity(db, sink, collection, request.params.id);
+  });
+}

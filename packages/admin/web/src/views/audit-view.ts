@@ -1,0 +1,36 @@
+import { api, qs } from "../api.js";
+import { h, table, when } from "../dom.js";
+import { badge, field, formValues, link, section, type View } from "../ui.js";
+import type { AuditEntry, Paged } from "../types.js";
+
+export const auditView: View = async (main, ctx) => {
+  const actor = ctx.params.get("actor") ?? "";
+  const action = ctx.params.get("action") ?? "";
+  const data = await api<Paged<AuditEntry>>("GET", `audit${qs({ actor, action, cursor: ctx.params.get("cursor") ?? undefined, limit: 50 })}`);
+  const form = h("form", { class: "filters" },
+    field("Who", h("input", { name: "actor", value: actor })),
+    field("Action", h("input", { name: "action", value: action, placeholder: "lane.pause, reindex…" })),
+    h("button", { type: "submit" }, "Filter"),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    location.hash = `#/audit?${new URLSearchParams(formValues(form)).toString()}`;
+  });
+  main.append(section(
+    "Audit log",
+    form,
+    table(["when", "who", "action", "parameters", "answer"],
+      data.items.map((a) => [
+        when(a.at), h("span", {}, a.actor, " ", h("span", { class: "muted" }, a.role)), h("strong", {}, a.action),
+        h("code", { class: "small" }, short(a.params)),
+        h("span", {}, badge(String(a.status), a.status < 300 ? "ok" : a.status < 500 ? "warn" : "bad"), " ", h("code", { class: "small" }, short(a.result))),
+      ]),
+      { testid: "audit", empty: "No admin action recorded." }),
+    data.nextCursor ? link("Older →", "audit", { ...(actor ? { actor } : {}), ...(action ? { action } : {}), cursor: data.nextCursor }) : null,
+  ));
+};
+
+function short(v: unknown): string {
+  const s = v === null || v === undefined ? "" : JSON.stringify(v);
+  return s.length > 160 ? `${s.slice(0, 160)}…` : s;
+}

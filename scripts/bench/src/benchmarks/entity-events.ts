@@ -1,0 +1,62 @@
+import { sql, type Kysely } from "kysely";
+import { Drainer, insertJobs, type NewJob } from "@tether/core";
+
+const CHUNK = 1000;
+import { annotations } from "@tether/annotations";
+import { seedAnnotations } from "../annotation-data.js";
+import type { Benchmark } from "../benchmark.js";
+import { NoopSink } from "../noop-sink.js";
+import { compare } from "../report.js";
+
+/** Turns the entity event log off (its triggers and the drainer's writes) or on. */
+async function setTriggers(db: Kysely<any>, on: boolean): Promise<void> {
+  const verb = on ? sql`ENABLE` : sql`DISABLE`;
+  await sql`ALTER TABLE tether.job ${verb} TRIGGER job_enqueued_event`.execute(db);
+  await sql`ALTER TABLE tether.dead_job ${verb} TRIGGER dead_job_event`.execute(db);
+}
+
+export const entityEvents: Benchmark = {
+  name: "events",
+  title: "Entity event log (the console's trace history): enqueue and drain of live jobs with it vs without it",
+  async run(scope) {
+    const n = scope.sizes.queueJobs;
+    const d = await scope.database();
+    await seedAnnotations(d.db, n);
+    const ids = await sql<{ id: string }>`SELECT id::text AS id FROM annotation ORDER BY id`.execute(d.db);
+    const jobs: NewJob[] = ids.rows.map((r) => ({ name: annotations.jobName, entityId: r.id, priority: 1, tag: "live", delayMs: 0 }));
+    const enqueueOn: number[] = [];
+    const enqueueOff: number[] = [];
+    const drainOn: number[] = [];
+    const drainOff: number[] = [];
+    const once = async (on: boolean) => {
+      await sql`TRUNCATE tether.job, tether.entity_event, tether.job_stat`.execute(d.db);
+      await sql`CHECKPOINT`.execute(d.db);
+      await setTriggers(d.db, on);
+      // Live jobs, as the write path inserts them: the case that records every event.
+      let t = performance.now();
+      for (let i = 0; i < n; i += CHUNK) await insertJobs(d.db, jobs.slice(i, i + CHUNK));
+      (on ? enqueueOn : enqueueOff).push(n / ((performance.now() - t) / 1000));
+      const drainer = new Drainer({ db: d.db, sink: new NoopSink(1), collections: [annotations], concurrency: 2, entityEvents: on });
+      t = performance.now();
+      const dr = await drainer.drainUntilEmpty();
+      (on ? drainOn : drainOff).push(n / ((performance.now() - t) / 1000));
+      if (dr.up_to_date !== n) throw new Error(`drained ${dr.up_to_date}/${n}`);
+      const events = await sql<{ n: string }>`SELECT count(*) AS n FROM tether.entity_event`.execute(d.db);
+      if (Number(events.rows[0]!.n) !== (on ? 2 * n : 0)) throw new Error(`expected ${on ? 2 * n : 0} events, found ${events.rows[0]!.n}`);
+    };
+    for (let rep = 0; rep < scope.sizes.reps; rep++) {
+      // Alternate which goes first, so a warmer cache does not always favour the same side.
+      for (const on of rep % 2 === 0 ? [true, false] : [false, true]) await once(on);
+      scope.log(`rep ${rep + 1}: enqueue ${enqueueOn.at(-1)!.toFixed(0)} vs ${enqueueOff.at(-1)!.toFixed(0)} jobs/s, drain ${drainOn.at(-1)!.toFixed(0)} vs ${drainOff.at(-1)!.toFixed(0)} jobs/s`);
+    }
+    await setTriggers(d.db, true);
+    const note = "with: the job-insert trigger writes one 'enqueued' event per job, the drainer one 'synced' per confirmed job; without: both triggers disabled and Drainer({ entityEvents: false })";
+    return {
+      rows: [
+        compare({ bench: "9 events", metric: `insertJobs (live) in ${CHUNK}s, N=${n}`, unit: "jobs/s", better: "higher", tether: enqueueOn, baselineName: "same, no event log", baseline: enqueueOff, note }),
+        compare({ bench: "9 events", metric: `drainUntilEmpty, no-op sink, N=${n}`, unit: "jobs/s", better: "higher", tether: drainOn, baselineName: "same, no event log", baseline: drainOff, note }),
+      ],
+      info: { jobs: n },
+    };
+  },
+};

@@ -1,0 +1,250 @@
+/// <reference lib="dom" />
+import { createServer, type Server } from "node:http";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { sql } from "kysely";
+import { annotations } from "@tether/annotations";
+import { Drainer, DrainerHeartbeat, runMaintenance } from "@tether/core";
+import { ADMIN_TOKEN, createApiContext, type ApiContext } from "../support/api-context.js";
+import { buildConsolePage, launchChromium, SCREENSHOTS } from "./browser.js";
+
+const VIEWER_TOKEN = "viewer-token-for-the-browser";
+const XSS = "<img src=x onerror=alert(1)>";
+
+describe("the admin console in a real Chromium", () => {
+  let ctx: ApiContext;
+  let browser: Browser;
+  let base: string;
+  let operator: BrowserContext;
+  let page: Page;
+  const dialogs: string[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    buildConsolePage();
+    ctx = await createApiContext({ graceMs: 0, adminTokens: [{ name: "viewer", role: "viewer", token: VIEWER_TOKEN }] });
+    await ctx.app.listen({ port: 0, host: "127.0.0.1" });
+    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+    operator = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+    page = await operator.newPage();
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await ctx?.close();
+  });
+
+  const shot = (name: string, p: Page = page) => p.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const go = async (hash: string, p: Page = page) => {
+    // A fresh load each time: a goto that only changes the hash would find the previous view.
+    await p.goto("about:blank");
+    await p.goto(`${base}/admin/#/${hash}`);
+    await p.locator(`[data-testid="view-${hash.split("?")[0]}"]`).waitFor();
+  };
+  const annotate = async (body: object) => {
+    const r = await fetch(`${base}/api/annotations`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect(r.status).toBe(201);
+    return ((await r.json()) as { id: string }).id;
+  };
+  const laneCell = (p: Page, column: number) => p.locator('[data-testid="overview-lanes"] tr', { hasText: "sync_annotation" }).locator("td").nth(column);
+  const login = async (p: Page, token: string) => {
+    await p.goto(`${base}/admin/`);
+    await p.getByTestId("login-token").fill(token);
+    await p.getByTestId("login-submit").click();
+    await p.getByTestId("view-overview").waitFor();
+  };
+
+  it("logs in with an operator token into a session cookie the page's scripts cannot read", async () => {
+    await page.goto(`${base}/admin`);
+    await page.getByTestId("login-token").waitFor();
+    await shot("login");
+    await page.getByTestId("login-token").fill("not-a-token");
+    await page.getByTestId("login-submit").click();
+    await page.getByText("Unknown token.").waitFor();
+    await login(page, ADMIN_TOKEN);
+    await expect(page.getByTestId("who").textContent()).resolves.toContain("admin · operator");
+    const cookies = await operator.cookies(`${base}/admin/`);
+    expect(cookies).toEqual([expect.objectContaining({ name: "tether_admin_session", httpOnly: true, sameSite: "Strict", path: "/admin" })]);
+    expect(await page.evaluate(() => document.cookie)).toBe("");
+  });
+
+  it("shows a lane's queue grow as writes arrive while no drainer runs", async () => {
+    await go("overview");
+    const before = Number((await laneCell(page, 2).textContent()) ?? "0");
+    for (let i = 0; i < 3; i++) await annotate({ user: "acct:grow@example.com", uri: "https://example.com/grow", text: `write ${i}` });
+    // A maintenance sample (as a drainer's maintenance would take) for the queue-length chart.
+    await runMaintenance(ctx.db, { sampleIntervalMs: 0 });
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid="overview-lanes"] tbody tr td:nth-child(3)')?.textContent === String(n),
+      before + 3,
+    );
+    await shot("overview");
+  });
+
+  it("pauses a lane with a reason after confirming, and resumes it", async () => {
+    await go("lanes");
+    await page.getByTestId("pause-sync_annotation").click();
+    await page.getByTestId("confirm-dialog").waitFor();
+    await shot("lanes-pause-confirm");
+    await page.getByTestId("confirm-input").fill("Elasticsearch upgrade");
+    await page.getByTestId("confirm-ok").click();
+    await page.getByTestId("resume-sync_annotation").waitFor();
+    await expect(page.locator('[data-testid="lanes"]').textContent()).resolves.toContain("Elasticsearch upgrade");
+    expect((await sql<{ reason: string }>`SELECT reason FROM tether.paused_name WHERE name = 'sync_annotation'`.execute(ctx.db)).rows).toEqual([{ reason: "Elasticsearch upgrade" }]);
+    await shot("lanes-paused");
+    await page.getByTestId("resume-sync_annotation").click();
+    await page.getByTestId("confirm-ok").click();
+    await page.getByTestId("pause-sync_annotation").waitFor();
+    expect((await sql`SELECT 1 FROM tether.paused_name`.execute(ctx.db)).rows).toEqual([]);
+  });
+
+  it("retries a parked job and sees it drain", async () => {
+    const id = await annotate({ user: "acct:parked@example.com", uri: "https://example.com/p", text: "parked once" });
+    await sql`DELETE FROM tether.job WHERE kwargs->>'id' <> ${id}`.execute(ctx.db);
+    // A drainer that handles no collection parks the job for real, with its reason.
+    expect((await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [] }).drainOnce()).parked).toBe(1);
+    await go("dead?reason=parked");
+    const row = page.locator('[data-testid="dead-jobs"] tr', { hasText: "unknown job name" });
+    await row.waitFor();
+    await shot("dead-jobs");
+    await row.getByRole("checkbox").check();
+    await page.getByTestId("retry-selected").click();
+    await page.getByTestId("confirm-ok").click();
+    await page.getByText("1 job(s) retried").waitFor();
+    await expect(page.getByTestId("dead-jobs").textContent()).resolves.toContain("No parked or expired job.");
+    const drained = await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [annotations] }).drainOnce();
+    expect(drained.claimed).toBe(1);
+    await go(`trace?collection=annotation&id=${id}`);
+    await expect(page.getByTestId("trace-verdict").getAttribute("data-verdict")).resolves.toBe("in_sync");
+    await expect(page.getByTestId("trace-events").textContent()).resolves.toMatch(/synced.*enqueued.*parked.*enqueued/s);
+  });
+
+  it("starts a re-index by user after confirming and shows its jobs", async () => {
+    await sql`DELETE FROM tether.job`.execute(ctx.db);
+    await go("reindex");
+    await page.getByTestId("reindex-scope").selectOption("user");
+    await page.getByTestId("reindex-value").fill("acct:grow@example.com");
+    await shot("reindex");
+    await page.getByTestId("reindex-submit").click();
+    await page.getByTestId("confirm-ok").click();
+    await expect(page.getByTestId("reindex-result").textContent()).resolves.toMatch(/^$|Enqueued/);
+    await page.getByText("Enqueued 3 job(s) at priority 100, tag reindex.").waitFor();
+    await page.getByTestId("reindex-jobs-link").click();
+    await page.getByTestId("view-jobs").waitFor();
+    const rows = page.locator('[data-testid="jobs"] tbody tr');
+    await expect(rows.count()).resolves.toBe(3);
+    for (const text of await rows.allTextContents()) expect(text).toContain("reindex");
+    await shot("jobs");
+  });
+
+  it("traces an entity whose document was deleted behind Tether's back and says so", async () => {
+    const id = await annotate({ user: "acct:lost@example.com", uri: "https://example.com/lost", text: "will vanish" });
+    const del = await fetch(`${ctx.elasticsearchUrl}/${ctx.sink.indexName(annotations.index)}/_doc/${id}?refresh=true`, { method: "DELETE" });
+    expect(del.status).toBe(200);
+    await go("trace");
+    await page.getByTestId("trace-id").fill(id);
+    await page.getByTestId("trace-submit").click();
+    await page.getByTestId("trace-verdict").waitFor();
+    await expect(page.getByTestId("trace-verdict").getAttribute("data-verdict")).resolves.toBe("missing");
+    await expect(page.getByTestId("trace-explanation").textContent()).resolves.toMatch(/Elasticsearch has no document: it was deleted behind Tether's back/);
+    await shot("trace-missing");
+  });
+
+  it("renders an annotation whose text is markup as text, running nothing", async () => {
+    const id = await annotate({ user: "acct:mallory@example.com", uri: "https://example.com/x", text: XSS });
+    await go(`trace?collection=annotation&id=${id}`);
+    const cell = page.locator('[data-testid="trace-row"] tr', { hasText: "text" }).locator("td").nth(1);
+    await expect(cell.textContent()).resolves.toBe(XSS);
+    await expect(page.locator("img").count()).resolves.toBe(0);
+    expect(dialogs).toEqual([]);
+    await shot("trace-xss");
+  });
+
+  it("starts a verify run and shows its progress and the drift it found", async () => {
+    await go("verify");
+    await page.getByTestId("verify-start").click();
+    await page.getByTestId("confirm-ok").click();
+    await page.locator('[data-testid="verify-runs"] tr', { hasText: "done" }).waitFor({ timeout: 60_000 });
+    await page.getByTestId("verify-results").waitFor();
+    await expect(page.getByTestId("verify-results").textContent()).resolves.toContain("missing");
+    await shot("verify");
+  });
+
+  it("lists drainers, and the audit log of every action taken above", async () => {
+    const hb = new DrainerHeartbeat({ db: ctx.db, version: "0.1.0", host: "drainer-1" });
+    await hb.start();
+    try {
+      const drainer = new Drainer({ db: ctx.db, sink: ctx.sink, collections: [annotations] });
+      drainer.on("batch", (r) => hb.recordPass(r));
+      await drainer.drainUntilEmpty();
+      await hb.beat();
+      await go("drainers");
+      await page.locator('[data-testid="drainers"] tr', { hasText: "drainer-1" }).getByText("alive").waitFor();
+      await shot("drainers");
+      // The overview's charts once a drainer has completed jobs and maintenance has sampled.
+      await runMaintenance(ctx.db, { sampleIntervalMs: 0 });
+      await go("overview");
+      await page.locator('[data-testid="chart-completion"] svg rect').first().waitFor({ state: "attached" });
+      await page.locator('[data-testid="chart-queue"] svg path').waitFor({ state: "attached" });
+      await shot("overview-charts");
+    } finally {
+      await hb.stop();
+    }
+    await go("audit");
+    const text = (await page.getByTestId("audit").textContent()) ?? "";
+    for (const action of ["lane.pause", "lane.resume", "dead_jobs.retry", "reindex", "verify.start", "session.login"]) expect(text).toContain(action);
+    await shot("audit");
+  });
+
+  it("lets a viewer look but not act", async () => {
+    const viewer = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+    try {
+      const p = await viewer.newPage();
+      await login(p, VIEWER_TOKEN);
+      await go("lanes", p);
+      await expect(p.getByTestId("pause-sync_annotation").isDisabled()).resolves.toBe(true);
+      await shot("lanes-viewer", p);
+      // Even a hand-made request with the session's own CSRF token is refused.
+      const status = await p.evaluate(async () => {
+        const s = (await (await fetch("session")).json()) as { csrfToken: string };
+        const r = await fetch("lanes/sync_annotation/pause", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": s.csrfToken }, body: JSON.stringify({ reason: "viewer" }) });
+        return r.status;
+      });
+      expect(status).toBe(403);
+      expect((await sql`SELECT 1 FROM tether.paused_name`.execute(ctx.db)).rows).toEqual([]);
+    } finally {
+      await viewer.close();
+    }
+  });
+
+  it("refuses a cross-site POST that rides on the session cookie without the CSRF token", async () => {
+    // Another site (another port is the same "site" for SameSite, so the cookie is sent): only
+    // the CSRF token, which that page cannot read, stands between it and the action.
+    const evil: Server = createServer((_req, res) => {
+      res.setHeader("content-type", "text/html");
+      res.end(`<form method="POST" action="${base}/admin/lanes/sync_annotation/pause" enctype="text/plain"><input name='{"reason":"evil","x":"' value='"}'></form><script>document.forms[0].submit()</script>`);
+    });
+    evil.listen(0, "127.0.0.1");
+    await once(evil, "listening");
+    try {
+      const answer = page.waitForResponse((r) => r.url().endsWith("/admin/lanes/sync_annotation/pause"));
+      await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      const res = await answer;
+      expect(res.status()).toBe(403);
+      expect(await res.json()).toMatchObject({ error: "forbidden", message: expect.stringContaining("CSRF") });
+      expect((await sql`SELECT 1 FROM tether.paused_name`.execute(ctx.db)).rows).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => evil.close(() => resolve()));
+    }
+    expect(pageErrors).toEqual([]);
+  });
+});

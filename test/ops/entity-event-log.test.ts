@@ -1,0 +1,41 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWriter, Drainer, enqueueReindex, listEntityEvents, runMaintenance } from "@tether/core";
+import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
+
+describe("the per-entity event log behind the console's trace", () => {
+  let ctx: WidgetContext;
+  beforeAll(async () => {
+    ctx = await createWidgetContext();
+  });
+  afterAll(() => ctx.close());
+
+  it("records an entity's enqueue, its sync, and a re-index, in one statement per write however many jobs", async () => {
+    const writer = createWriter({ sink: ctx.sink, graceMs: 0 });
+    const { row } = await writer.createWithJob(ctx.db, widgets, { owner: "ev", title: "one" });
+    await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets] }).drainOnce();
+    const events = await listEntityEvents(ctx.db, widgets.jobName, String(row!.id), 10);
+    expect(events.map((e) => [e.kind, e.tag])).toEqual([["synced", "live"], ["enqueued", "live"]]);
+    expect(events[1]!.jobId).toBe(events[0]!.jobId);
+    // Bulk re-index work that found the document current leaves no trace of its own.
+    expect((await enqueueReindex(ctx.db, widgets, { scope: "all" })).enqueued).toBeGreaterThan(0);
+    await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets] }).drainUntilEmpty();
+    expect(await listEntityEvents(ctx.db, widgets.jobName, String(row!.id), 10)).toEqual(events);
+  });
+
+  it("is pruned by maintenance by age and to the newest events of each recently active entity", async () => {
+    await sql`DELETE FROM tether.entity_event`.execute(ctx.db);
+    await sql`INSERT INTO tether.entity_event (name, entity_id, kind, at)
+              SELECT 'sync_widget', '7', 'enqueued', now() - (131 - g) * interval '1 second' FROM generate_series(1, 130) g`.execute(ctx.db);
+    await sql`INSERT INTO tether.entity_event (name, entity_id, kind, at)
+              SELECT 'sync_widget', '8', 'synced', now() - interval '5 days' FROM generate_series(1, 3)`.execute(ctx.db);
+    await sql`INSERT INTO tether.entity_event (name, entity_id, kind) VALUES ('sync_widget', '9', 'synced')`.execute(ctx.db);
+    const r = await runMaintenance(ctx.db, { sampleIntervalMs: 0, eventsPerEntity: 100, eventRetentionMs: 86_400_000 });
+    expect(r.prunedEvents).toBe(33);
+    const left = await sql<{ entity_id: string; n: string }>`SELECT entity_id, count(*) AS n FROM tether.entity_event GROUP BY 1 ORDER BY 1`.execute(ctx.db);
+    expect(left.rows.map((x) => [x.entity_id, Number(x.n)])).toEqual([["7", 100], ["9", 1]]);
+    // The 30 oldest went (ages 101..130 s); the newest 100 (ages 1..100 s) stay.
+    const old = await sql<{ n: string }>`SELECT count(*) AS n FROM tether.entity_event WHERE entity_id = '7' AND at < now() - interval '100.5 seconds'`.execute(ctx.db);
+    expect(Number(old.rows[0]!.n)).toBe(0);
+  });
+});
