@@ -74,4 +74,11 @@ export interface Sink {
   summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]>;
   /** Every document state with an id in [from, to). */
   listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>>;
+  /**
+   * Optional: makes recent writes visible to `summarize` and `listStates`, for sinks whose
+   * searches lag their realtime reads. `verifyCollection` calls it before comparing.
+   */
+  refreshIndex?(index: string): Promise<void>;
+  /** Optional: releases connections; processes call it at shutdown. */
+  close?(): Promise<void>;
 }
