@@ -71,8 +71,9 @@ export abstract class EngineSink implements Sink {
   private readonly retries: number;
   protected readonly refreshOnWrite: boolean;
   /**
-   * Whether the engine can aggregate `_version` (Elasticsearch can; OpenSearch has no doc values
-   * for it). Without it `summarize` leaves `versionSum` out and verify compares count and hash.
+   * Whether the engine can aggregate `_version` (Elasticsearch can; OpenSearch has no fielddata
+   * for it). Without it `summarize` sums the versions from a scan of ids and versions instead:
+   * an edit made behind tether's back keeps the stored hash, and only `_version` shows it.
    */
   protected readonly aggregatesVersions: boolean = true;
 
@@ -189,11 +190,50 @@ export abstract class EngineSink implements Sink {
       ),
     );
     const agg = (res.aggregations?.b as { buckets: { doc_count: number; h: { value: number }; v?: { value: number } }[] } | undefined)?.buckets ?? [];
+    const scanned = this.aggregatesVersions ? undefined : await this.scanVersionSums(index, buckets, opts);
     return buckets.map((_, i) => ({
       count: agg[i]?.doc_count ?? 0,
       hashSum: agg[i]?.h.value ?? 0,
-      ...(this.aggregatesVersions ? { versionSum: agg[i]?.v?.value ?? 0 } : {}),
+      versionSum: scanned ? scanned[i]! : (agg[i]?.v?.value ?? 0),
     }));
+  }
+
+  /** Per-bucket sums of `_version` over live documents, read page by page (ids and versions only). */
+  private async scanVersionSums(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<number[]> {
+    const sums = buckets.map(() => 0);
+    const order = buckets.map((b, i) => ({ ...b, i })).sort((a, b) => a.from - b.from);
+    const from = order[0]!.from;
+    const to = Math.max(...order.map((b) => b.to));
+    let after: unknown[] | undefined;
+    for (;;) {
+      const res = await this.call("summarize", opts, (r) =>
+        this.searchBody(
+          this.indexName(index),
+          {
+            size: LIST_PAGE,
+            version: true,
+            _source: false,
+            track_total_hits: false,
+            query: { bool: { filter: [{ term: { [`${META_FIELD}.deleted`]: false } }, { range: { [`${META_FIELD}.key`]: { gte: from, lt: to } } }] } },
+            sort: [{ [`${META_FIELD}.key`]: "asc" }],
+            ...(after ? { search_after: after } : {}),
+          },
+          r,
+        ),
+      );
+      const hits = res.hits.hits;
+      let k = 0;
+      for (const h of hits) {
+        const key = Number(h.sort?.[0]);
+        // Hits come sorted by key, so the bucket cursor only moves forward.
+        while (k < order.length && order[k]!.to <= key) k++;
+        const b = order[k];
+        if (b && key >= b.from && key < b.to) sums[b.i]! += Number(h._version ?? 0);
+      }
+      if (hits.length < LIST_PAGE) break;
+      after = hits[hits.length - 1]!.sort;
+    }
+    return sums;
   }
 
   async listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {

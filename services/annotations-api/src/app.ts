@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import type pino from "pino";
 import { createWriter, type Sink } from "@tether/core";
-import type { ElasticsearchSink } from "@tether/elasticsearch";
+import { EngineSink } from "@tether/search-sink";
 import { apiMetrics } from "./api-metrics.js";
 import { errorContract, errorContractServerOptions } from "@tether/service-kit";
 import { adminRoutes, type AlertThresholdOverrides } from "./routes/admin-routes.js";
@@ -15,10 +15,10 @@ export interface BuildAppOptions {
   /** Target of the writer's direct sync after each commit. */
   sink: Sink;
   /**
-   * Where GET /api/search and the health check go. Default: `sink`, when it is an
-   * Elasticsearch sink. (Tests point the writer at a dead node and keep search on a live one.)
+   * Where GET /api/search and the health check go. Default: `sink`, when it is an Elasticsearch
+   * or OpenSearch sink. (Tests point the writer at a dead node and keep search on a live one.)
    */
-  searchSink?: ElasticsearchSink;
+  searchSink?: EngineSink;
   /** Bearer token of the admin routes. Default: none, and admin routes answer 503. */
   adminToken?: string;
   /** Default: no logging. */
@@ -33,11 +33,6 @@ export interface BuildAppOptions {
   searchTimeoutMs?: number;
   /** Overrides of the alert thresholds GET /admin/alerts evaluates. */
   alertThresholds?: AlertThresholdOverrides;
-}
-
-function isElasticsearchSink(s: Sink): s is ElasticsearchSink {
-  const c = s as Partial<ElasticsearchSink>;
-  return s.kind === "elasticsearch" && typeof c.indexName === "function" && typeof c.client?.search === "function";
 }
 
 /**
@@ -63,7 +58,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     ...(opts.directSyncTimeoutMs !== undefined ? { directSyncTimeoutMs: opts.directSyncTimeoutMs } : {}),
     ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
   });
-  const search = opts.searchSink ?? (isElasticsearchSink(opts.sink) ? opts.sink : undefined);
+  const search = opts.searchSink ?? (opts.sink instanceof EngineSink ? opts.sink : undefined);
   const metrics = apiMetrics();
 
   app.addHook("onResponse", async (request, reply) => {

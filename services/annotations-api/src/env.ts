@@ -1,14 +1,15 @@
 import { cleanEnv, str, url } from "envalid";
-import { envReporter, listenPort, logLevel, nonNegativeInt, positiveInt } from "@tether/service-kit";
+import { envReporter, listenPort, logLevel, nonNegativeInt, positiveInt, sinkEnvSpecs, sinkSetting, type SinkSetting } from "@tether/service-kit";
 
 export interface ApiEnv {
   DATABASE_URL: string;
-  ELASTICSEARCH_URL: string;
+  /** TETHER_SINK (elasticsearch, default, or opensearch) and the URL of that engine (ELASTICSEARCH_URL or OPENSEARCH_URL). */
+  SINK: SinkSetting;
   /** Default 3000; 0 picks a free port (logged in the "listening" line). */
   PORT: number;
   /** Admin routes answer 401 without `Authorization: Bearer <token>`; unset disables them (503). */
   TETHER_ADMIN_TOKEN: string | undefined;
-  /** Prepended to every Elasticsearch index name. Default "". */
+  /** Prepended to every index name. Default "". */
   TETHER_INDEX_PREFIX: string;
   /** Default 500. */
   TETHER_DIRECT_SYNC_TIMEOUT_MS: number;
@@ -25,7 +26,7 @@ export interface ApiEnv {
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
   const env = cleanEnv(source, {
     DATABASE_URL: url({ desc: "Postgres connection string" }),
-    ELASTICSEARCH_URL: url({ desc: "Elasticsearch node URL" }),
+    ...sinkEnvSpecs,
     PORT: listenPort({ default: 3000 }),
     TETHER_ADMIN_TOKEN: str({ default: undefined }),
     TETHER_INDEX_PREFIX: str({ default: "" }),
@@ -37,7 +38,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
   }, { reporter: envReporter("annotations-api", source) });
   return {
     DATABASE_URL: env.DATABASE_URL,
-    ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
+    SINK: sinkSetting(env),
     PORT: env.PORT,
     TETHER_ADMIN_TOKEN: env.TETHER_ADMIN_TOKEN === "" ? undefined : env.TETHER_ADMIN_TOKEN,
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
