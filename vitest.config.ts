@@ -16,7 +16,7 @@ const alias = {
 
 /**
  * The tests of the downstream guarantees (outage, silent drops, versions, deletes, verify
- * drift) run once per sink: in the default project against Elasticsearch, and again in the
+ * drift, and the CLI's verify and drain) run once per sink: in the default project against Elasticsearch, and again in the
  * `opensearch` project, whose global setup provisions OpenSearch and whose test contexts
  * (`createTestContext({ sink: "per-project" })`) hand out the OpenSearch sink.
  */
@@ -26,6 +26,7 @@ const perSink = [
   "test/scenarios/delete-race.test.ts",
   "test/engine/versioning.test.ts",
   "test/verify/verify-drift.test.ts",
+  "test/verify/verify-cli.test.ts",
 ];
 const openSearchOnly = ["packages/opensearch/test/**/*.test.ts"];
 
