@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureDebianPackage } from "./java-home.js";
-import { cacheDir } from "./repo-paths.js";
+import { cacheDir, repoRoot } from "./repo-paths.js";
 import { runCommand } from "./run-command.js";
 
 /**
@@ -50,9 +51,14 @@ export async function ensureUnzipped(download: () => Promise<string>, base: stri
   if (r.code !== 0) throw new Error(`unzip ${zip} failed: ${r.stderr}`);
 }
 
-/** The install folders of `name`: the repo cache first, a world-traversable temp folder second. */
+/**
+ * The install folders of `name`: the repo cache first, a world-traversable temp folder second.
+ * The temp folder is named after this checkout, so `scripts/services down` in one checkout never
+ * finds (and stops) a node another checkout started.
+ */
 function installBases(name: string): string[] {
-  return [join(cacheDir(), name), join(tmpdir(), `tether-${name}`)];
+  const checkout = createHash("sha256").update(repoRoot()).digest("hex").slice(0, 8);
+  return [join(cacheDir(), name), join(tmpdir(), `tether-${name}-${checkout}`)];
 }
 
 /** A folder the service user can reach: the repo cache when its parents are traversable. */
