@@ -1,7 +1,7 @@
 /**
- * The downstream contract. Core knows no vendor: an Elasticsearch adapter (or any other store)
- * implements `Sink`. The Elasticsearch one is exercised against a real cluster, with faults
- * injected, by the scenarios in test/.
+ * The downstream contract. Core knows no vendor: an Elasticsearch or OpenSearch adapter (or any
+ * other store) implements `Sink`, and proves it with the conformance suite in @tether/testkit
+ * (`describeSinkConformance`) against a real engine; the scenarios in test/ run against each.
  */
 
 /** What the downstream holds for one entity. Absent entities are absent from the map. */
