@@ -69,7 +69,7 @@ export async function openCliContext(opts: CliContextOptions = {}): Promise<CliC
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const sink = createSink(setting, { indexPrefix: env.TETHER_INDEX_PREFIX });
+  const sink = await createSink(setting, { indexPrefix: env.TETHER_INDEX_PREFIX });
   return {
     db,
     sink,

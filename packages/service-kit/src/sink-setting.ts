@@ -1,6 +1,4 @@
 import { str, url } from "envalid";
-import { elasticsearch } from "@tether/elasticsearch";
-import { opensearch } from "@tether/opensearch";
 import type { EngineSink } from "@tether/search-sink";
 
 export const SINK_KINDS = ["elasticsearch", "opensearch"] as const;
@@ -31,11 +29,13 @@ export function sinkSetting(env: { TETHER_SINK?: string; ELASTICSEARCH_URL?: str
 }
 
 /**
- * Builds the sink a process was configured with.
+ * Builds the sink a process was configured with. Only the chosen engine's client is loaded: a
+ * process starts no slower for the sink it does not use.
  *
  * @example
- * const sink = createSink(sinkSetting(env), { indexPrefix: env.TETHER_INDEX_PREFIX });
+ * const sink = await createSink(sinkSetting(env), { indexPrefix: env.TETHER_INDEX_PREFIX });
  */
-export function createSink(setting: SinkSetting, opts: { indexPrefix?: string } = {}): EngineSink {
-  return setting.kind === "opensearch" ? opensearch({ node: setting.url, ...opts }) : elasticsearch({ node: setting.url, ...opts });
+export async function createSink(setting: SinkSetting, opts: { indexPrefix?: string } = {}): Promise<EngineSink> {
+  if (setting.kind === "opensearch") return (await import("@tether/opensearch")).opensearch({ node: setting.url, ...opts });
+  return (await import("@tether/elasticsearch")).elasticsearch({ node: setting.url, ...opts });
 }

@@ -8,10 +8,10 @@ describe("choosing the sink from the environment", () => {
     expect(sinkSetting({ ELASTICSEARCH_URL: "http://127.0.0.1:9200" })).toEqual({ kind: "elasticsearch", url: "http://127.0.0.1:9200" });
     const os = sinkSetting({ TETHER_SINK: "opensearch", ELASTICSEARCH_URL: "http://127.0.0.1:9200", OPENSEARCH_URL: "http://127.0.0.1:9201" });
     expect(os).toEqual({ kind: "opensearch", url: "http://127.0.0.1:9201" });
-    const sink = createSink(os, { indexPrefix: "p_" });
+    const sink = await createSink(os, { indexPrefix: "p_" });
     expect(sink).toBeInstanceOf(OpenSearchSink);
     expect(sink.indexName("x")).toBe("p_x");
-    const es = createSink(sinkSetting({ ELASTICSEARCH_URL: "http://127.0.0.1:9200" }));
+    const es = await createSink(sinkSetting({ ELASTICSEARCH_URL: "http://127.0.0.1:9200" }));
     expect(es).toBeInstanceOf(ElasticsearchSink);
     await Promise.all([sink.close(), es.close()]);
   });
