@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWriter } from "@tether/core";
+import type { EngineSink } from "@tether/search-sink";
 import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
 
+// Runs once per sink (the vitest projects): the guarantee is the downstream's.
 describe("version-aware writes", () => {
-  let ctx: WidgetContext;
+  let ctx: WidgetContext<EngineSink>;
   beforeAll(async () => {
-    ctx = await createWidgetContext();
+    ctx = await createWidgetContext({ sink: "per-project" });
   });
   afterAll(() => ctx.close());
 
@@ -15,9 +17,9 @@ describe("version-aware writes", () => {
     expect(newer[0]!.status).toBe("ok");
     const late = await ctx.sink.write("widgets", [{ kind: "index", id, version: 3, document: { owner: "a", title: "v3" } }]);
     expect(late[0]!.status).toBe("conflict");
-    const doc = await ctx.sink.client.get<{ title: string }>({ index: ctx.sink.indexName("widgets"), id });
-    expect(doc._version).toBe(5);
-    expect(doc._source?.title).toBe("v5");
+    const doc = await ctx.raw.get("widgets", id);
+    expect(doc.version).toBe(5);
+    expect(doc.source?.title).toBe("v5");
   });
 
   it("never resurrects a deleted entity with a late write of an older version", async () => {

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { EngineSink } from "@tether/search-sink";
 import { startFaultProxy, type FaultProxy, type TestContext } from "@tether/testkit";
 import { annotationBody, countRows, createAnnotationContext } from "./support/annotation-context.js";
 import { auditAnnotations, auditSummary } from "@tether/testkit";
@@ -9,17 +10,18 @@ import { waitFor } from "@tether/testkit";
 /**
  * Elasticsearch answers 200 OK while 10% of every bulk request's items were never indexed —
  * on the API's direct path and on the drainer's repairs alike. Only read-back catches it.
+ * Runs once per sink (the vitest projects).
  */
 describe("200 OK with a tenth of the bulk items silently dropped", () => {
   const N = scaled(300, 50);
-  let ctx: TestContext;
+  let ctx: TestContext<EngineSink>;
   let apiProxy: FaultProxy | undefined;
   let drainerProxy: FaultProxy | undefined;
   let api: ServiceProcess | undefined;
   let drainer: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    ctx = await createAnnotationContext();
+    ctx = await createAnnotationContext({ sink: "per-project" });
   });
   afterEach(async () => {
     await stopAll([api, drainer]);
@@ -32,10 +34,10 @@ describe("200 OK with a tenth of the bulk items silently dropped", () => {
     { forge: false, how: "omitted from the answer" },
     { forge: true, how: "reported as created" },
   ])("converges to nothing missing or stale when the dropped items are $how", async ({ forge }) => {
-    apiProxy = await startFaultProxy({ target: ctx.elasticsearchUrl });
-    drainerProxy = await startFaultProxy({ target: ctx.elasticsearchUrl });
+    apiProxy = await startFaultProxy({ target: ctx.downstreamUrl });
+    drainerProxy = await startFaultProxy({ target: ctx.downstreamUrl });
     const common = { DATABASE_URL: ctx.databaseUrl, TETHER_INDEX_PREFIX: ctx.indexPrefix };
-    api = await spawnService("api", { ...common, ELASTICSEARCH_URL: apiProxy.url, TETHER_GRACE_MS: "500" });
+    api = await spawnService("api", { ...common, ...ctx.serviceEnv(apiProxy.url), TETHER_GRACE_MS: "500" });
     await apiProxy.dropBulkItems(0.1, { forge });
     await drainerProxy.dropBulkItems(0.1, { forge });
 
@@ -49,7 +51,7 @@ describe("200 OK with a tenth of the bulk items silently dropped", () => {
 
     // The drainer starts once the burst is over, so its first repair bulk carries every item
     // the direct path lost (dozens): a tenth of those is dropped again.
-    drainer = await spawnService("drainer", { ...common, ELASTICSEARCH_URL: drainerProxy.url, TETHER_DRAIN_INTERVAL_MS: "300" });
+    drainer = await spawnService("drainer", { ...common, ...ctx.serviceEnv(drainerProxy.url), TETHER_DRAIN_INTERVAL_MS: "300" });
 
     await waitFor(async () => (await countRows(ctx.db, "SELECT count(*) AS n FROM tether.job")) === 0, {
       what: "the drainer to confirm every job through the lossy proxy",

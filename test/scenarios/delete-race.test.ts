@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyCollection } from "@tether/core";
+import type { EngineSink } from "@tether/search-sink";
 import { startFaultProxy, type FaultProxy, type TestContext } from "@tether/testkit";
 import { annotationBody, annotations, countRows, createAnnotationContext } from "./support/annotation-context.js";
 import { auditAnnotations, auditSummary } from "@tether/testkit";
@@ -11,17 +12,18 @@ import { waitFor } from "@tether/testkit";
  * Deletes race edits, and the API's direct syncs reach Elasticsearch late and out of order
  * (random delays longer than the direct-sync timeout): an edit's or a create's write regularly
  * lands after the delete's tombstone. None may bring a deleted annotation back.
+ * Runs once per sink (the vitest projects).
  */
 describe("deletes racing edits and late direct syncs", () => {
   const N = scaled(150, 30);
-  let ctx: TestContext;
+  let ctx: TestContext<EngineSink>;
   let apiEs: FaultProxy;
   let api: ServiceProcess | undefined;
   let drainer: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    ctx = await createAnnotationContext();
-    apiEs = await startFaultProxy({ target: ctx.elasticsearchUrl });
+    ctx = await createAnnotationContext({ sink: "per-project" });
+    apiEs = await startFaultProxy({ target: ctx.downstreamUrl });
   });
   afterAll(async () => {
     await stopAll([api, drainer]);
@@ -32,8 +34,8 @@ describe("deletes racing edits and late direct syncs", () => {
   it("never shows a deleted annotation again, in search or as a live document", async () => {
     const common = { DATABASE_URL: ctx.databaseUrl, TETHER_INDEX_PREFIX: ctx.indexPrefix };
     [api, drainer] = await Promise.all([
-      spawnService("api", { ...common, ELASTICSEARCH_URL: apiEs.url, TETHER_GRACE_MS: "300" }),
-      spawnService("drainer", { ...common, ELASTICSEARCH_URL: ctx.elasticsearchUrl, TETHER_DRAIN_INTERVAL_MS: "200" }),
+      spawnService("api", { ...common, ...ctx.serviceEnv(apiEs.url), TETHER_GRACE_MS: "300" }),
+      spawnService("drainer", { ...common, ...ctx.serviceEnv(), TETHER_DRAIN_INTERVAL_MS: "200" }),
     ]);
     await apiEs.setMode({ kind: "latency", ms: 50, jitterMs: 1_500 });
     let refusedLate = 0;
@@ -96,13 +98,8 @@ describe("deletes racing edits and late direct syncs", () => {
     // At the end: every deleted annotation is a tombstone, invisible to search.
     const final = await ctx.sink.fetchStates(annotations.index, [...deleted]);
     expect([...deleted].filter((id) => !final.get(id)?.deleted)).toEqual([]);
-    await ctx.sink.refreshIndex(annotations.index);
-    const hits = await ctx.sink.client.search({
-      index: ctx.sink.indexName(annotations.index),
-      size: 0,
-      query: { bool: { filter: [{ term: { "tether.deleted": false } }, { ids: { values: [...deleted] } }] } },
-    });
-    expect((hits.hits.total as { value: number }).value).toBe(0);
+    const live = await ctx.raw.count(annotations.index, { bool: { filter: [{ term: { "tether.deleted": false } }, { ids: { values: [...deleted] } }] } });
+    expect(live).toBe(0);
     const search = await call("GET", `${api.url}/api/search?user=${encodeURIComponent("acct:racer@example.com")}&limit=200`);
     expect(search.status).toBe(200);
     const found = JSON.stringify(search.body);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EngineSink } from "@tether/search-sink";
 import { startFaultProxy, type FaultProxy, type TestContext } from "@tether/testkit";
 import { annotationBody, countRows, createAnnotationContext } from "./support/annotation-context.js";
 import { auditAnnotations, auditSummary } from "@tether/testkit";
@@ -10,17 +11,18 @@ import { waitFor } from "@tether/testkit";
  * The outage of the seed story, replayed: Elasticsearch accepts connections and never answers
  * while users keep writing. Every write must still succeed promptly, and once Elasticsearch
  * is back and the drainer has run, every committed annotation is there, at its version.
+ * Runs once per sink (the vitest projects).
  */
 describe("the outage replayed: Elasticsearch hangs while the API takes writes", () => {
   const N = scaled(400, 50);
-  let ctx: TestContext;
+  let ctx: TestContext<EngineSink>;
   let proxy: FaultProxy;
   let api: ServiceProcess | undefined;
   let drainer: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    ctx = await createAnnotationContext();
-    proxy = await startFaultProxy({ target: ctx.elasticsearchUrl });
+    ctx = await createAnnotationContext({ sink: "per-project" });
+    proxy = await startFaultProxy({ target: ctx.downstreamUrl });
   });
   afterAll(async () => {
     await stopAll([api, drainer]);
@@ -31,7 +33,7 @@ describe("the outage replayed: Elasticsearch hangs while the API takes writes", 
   it("answers every write with 201 within the direct-sync timeout, then the drainer leaves nothing missing or stale", async () => {
     api = await spawnService("api", {
       DATABASE_URL: ctx.databaseUrl,
-      ELASTICSEARCH_URL: proxy.url,
+      ...ctx.serviceEnv(proxy.url),
       TETHER_INDEX_PREFIX: ctx.indexPrefix,
       TETHER_DIRECT_SYNC_TIMEOUT_MS: "500",
       TETHER_GRACE_MS: "1000",
@@ -58,7 +60,7 @@ describe("the outage replayed: Elasticsearch hangs while the API takes writes", 
     await proxy.setMode("pass");
     drainer = await spawnService("drainer", {
       DATABASE_URL: ctx.databaseUrl,
-      ELASTICSEARCH_URL: proxy.url,
+      ...ctx.serviceEnv(proxy.url),
       TETHER_INDEX_PREFIX: ctx.indexPrefix,
       TETHER_DRAIN_INTERVAL_MS: "300",
     });

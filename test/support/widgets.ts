@@ -1,6 +1,8 @@
 import { sql, type Kysely } from "kysely";
 import { createDb, defineCollection, migrate, type Collection, type MigrationSet } from "@tether/core";
-import { createTestContext, type TestContext } from "@tether/testkit";
+import type { ElasticsearchSink } from "@tether/elasticsearch";
+import type { EngineSink } from "@tether/search-sink";
+import { createTestContext, type TestContext, type TestContextOptions } from "@tether/testkit";
 
 /** A minimal domain for engine tests: core knows nothing about it. */
 export interface WidgetRow {
@@ -42,14 +44,17 @@ export const widgets: Collection<WidgetRow> = defineCollection<WidgetRow>({
   reindexScopes: { owner: { kind: "equals", column: "owner" }, updated: { kind: "range", column: "updated_at" }, ids: { kind: "ids" } },
 });
 
-export interface WidgetContext extends TestContext {
+export interface WidgetContext<S extends EngineSink = ElasticsearchSink> extends TestContext<S> {
   /** Inserts rows directly, bypassing tether (no job, no sync). */
   insertRaw(n: number, owner?: string): Promise<string[]>;
   jobCount(): Promise<number>;
 }
 
-export async function createWidgetContext(opts: { poolSize?: number } = {}): Promise<WidgetContext> {
-  const ctx = await createTestContext(opts);
+/** A test context with the widget table migrated and its index created; `{ sink: "per-project" }` as for createTestContext. */
+export async function createWidgetContext(opts?: TestContextOptions): Promise<WidgetContext>;
+export async function createWidgetContext(opts: TestContextOptions & { sink: "per-project" }): Promise<WidgetContext<EngineSink>>;
+export async function createWidgetContext(opts: TestContextOptions & { sink?: "per-project" } = {}): Promise<WidgetContext<EngineSink>> {
+  const ctx: TestContext<EngineSink> = opts.sink === "per-project" ? await createTestContext({ ...opts, sink: "per-project" }) : await createTestContext(opts);
   await migrate(ctx.db, [widgetMigrations]);
   await ctx.sink.ensureIndex(widgets.index, widgets.mappings);
   return {

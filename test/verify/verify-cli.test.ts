@@ -2,10 +2,9 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { Drainer } from "@tether/core";
+import type { EngineSink } from "@tether/search-sink";
 import type { TestContext } from "@tether/testkit";
 import { annotations, createAnnotationContext, insertRawAnnotations } from "../scenarios/support/annotation-context.js";
-import { drainToEmpty } from "../scenarios/support/drain.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const mainTs = "packages/cli/src/main.ts";
@@ -16,13 +15,16 @@ interface RunResult {
   stderr: string;
 }
 
-describe("tether verify, run as a child process", () => {
-  let ctx: TestContext;
+// Runs once per sink (the vitest projects): the CLI picks it from TETHER_SINK.
+describe("tether verify and drain, run as child processes", () => {
+  let ctx: TestContext<EngineSink>;
   beforeAll(async () => {
-    ctx = await createAnnotationContext();
+    ctx = await createAnnotationContext({ sink: "per-project" });
     await insertRawAnnotations(ctx.db, 250);
   });
   afterAll(() => ctx.close());
+
+  const firstId = async () => (await sql<{ id: string }>`SELECT min(id)::text AS id FROM annotation`.execute(ctx.db)).rows[0]!.id;
 
   const run = (args: string[]): Promise<RunResult> =>
     new Promise((resolve) => {
@@ -31,7 +33,7 @@ describe("tether verify, run as a child process", () => {
         ["--conditions=source", "--import", "tsx", mainTs, ...args],
         {
           cwd: repoRoot,
-          env: { ...process.env, DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.elasticsearchUrl, TETHER_INDEX_PREFIX: ctx.indexPrefix, LOG_LEVEL: "warn" },
+          env: { ...process.env, DATABASE_URL: ctx.databaseUrl, ...ctx.serviceEnv(), TETHER_INDEX_PREFIX: ctx.indexPrefix, LOG_LEVEL: "warn" },
           timeout: 90_000,
         },
         (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr }),
@@ -54,7 +56,9 @@ describe("tether verify, run as a child process", () => {
     // The progress bar goes to stderr, never into the report.
     expect(strict.stderr).toContain("verifying annotation");
 
-    await drainToEmpty(new Drainer({ db: ctx.db, sink: ctx.sink, collections: [annotations] }), ctx.db);
+    const drained = await run(["drain", "--until-empty", "--json"]);
+    expect(drained.code, drained.stderr).toBe(0);
+    expect(await ctx.sink.fetchStates(annotations.index, [String(await firstId())])).toHaveProperty("size", 1);
     const clean = await run(["verify", "--fail-on-drift"]);
     expect(clean.code, clean.stderr).toBe(0);
     expect(clean.stdout).toContain("no drift");

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { createWriter, Drainer, verifyCollection, type VerifyProgress } from "@tether/core";
+import type { EngineSink } from "@tether/search-sink";
 import type { TestContext } from "@tether/testkit";
 import { annotations, createAnnotationContext, insertRawAnnotations } from "../scenarios/support/annotation-context.js";
 import { auditAnnotations, auditSummary } from "@tether/testkit";
@@ -9,13 +10,14 @@ import { drainToEmpty } from "../scenarios/support/drain.js";
 // Small buckets so a few hundred rows exercise every level: top buckets, splits, leaves.
 const SMALL = { bucketSize: 100, leafSize: 20, fanout: 4 };
 
+// Runs once per sink (the vitest projects).
 describe("anti-entropy verification of a whole collection", () => {
-  let ctx: TestContext;
+  let ctx: TestContext<EngineSink>;
   let ids: string[];
-  const index = () => ctx.sink.indexName(annotations.index);
+  const index = annotations.index;
 
   beforeAll(async () => {
-    ctx = await createAnnotationContext();
+    ctx = await createAnnotationContext({ sink: "per-project" });
     const writer = createWriter({ sink: ctx.sink, graceMs: 0 });
     ids = [];
     for (let i = 0; i < 300; i++) {
@@ -39,16 +41,16 @@ describe("anti-entropy verification of a whole collection", () => {
   });
 
   it("finds drift made behind tether's back, enqueues one repair job per drifted entity, and after a drain reports none", async () => {
-    const client = ctx.sink.client;
-    // Documents deleted in Elasticsearch.
+    const raw = ctx.raw;
+    // Documents deleted in the search engine.
     const deletedInEs = [ids[3]!, ids[150]!, ids[299]!];
-    for (const id of deletedInEs) await client.delete({ index: index(), id });
+    for (const id of deletedInEs) await raw.delete(index, id);
     // Documents edited in Elasticsearch: a plain index call (internal versioning bumps _version
     // though the stored tether metadata is copied unchanged), and a partial update.
     const editedInEs = [ids[10]!, ids[11]!];
-    const src = await client.get<Record<string, unknown>>({ index: index(), id: editedInEs[0]! });
-    await client.index({ index: index(), id: editedInEs[0]!, document: { ...src._source, text: "edited behind tether's back" } });
-    await client.update({ index: index(), id: editedInEs[1]!, doc: { text: "patched behind tether's back" } });
+    const src = await raw.get(index, editedInEs[0]!);
+    await raw.index(index, editedInEs[0]!, { ...src.source, text: "edited behind tether's back" });
+    await raw.update(index, editedInEs[1]!, { text: "patched behind tether's back" });
     // Rows written by a migration that bypassed the engine.
     const migrated = await insertRawAnnotations(ctx.db, 4);
     // Rows edited and soft-deleted with plain SQL.
@@ -83,16 +85,16 @@ describe("anti-entropy verification of a whole collection", () => {
     expect(auditSummary(await auditAnnotations(ctx.db, ctx.sink))).toEqual({ lost: 0, stale: 0, duplicates: 0, jobs: 0, parked: 0 });
 
     // Postgres wins the content; its version leapfrogged the edits made downstream.
-    const doc = await client.get<{ text: string }>({ index: index(), id: editedInEs[1]! });
+    const doc = await raw.get(index, editedInEs[1]!);
     const row = (await sql<{ text: string; version: string }>`SELECT text, version::text FROM annotation WHERE id = ${editedInEs[1]!}`.execute(ctx.db)).rows[0]!;
-    expect(doc._source?.text).toBe(row.text);
-    expect(doc._version).toBe(Number(row.version));
+    expect(doc.source?.text).toBe(row.text);
+    expect(doc.version).toBe(Number(row.version));
     expect(Number(row.version)).toBeGreaterThan(1);
-    expect((await client.exists({ index: index(), id: stranger }))).toBe(false);
+    expect((await raw.get(index, stranger)).found).toBe(false);
   });
 
   it("only reports when asked not to enqueue", async () => {
-    await ctx.sink.client.delete({ index: index(), id: ids[7]! });
+    await ctx.raw.delete(index, ids[7]!);
     const report = await verifyCollection(ctx.db, ctx.sink, annotations, { ...SMALL, enqueue: false });
     expect(report).toMatchObject({ drifted: { missing: 1, stale: 0, ghost: 0, deleted_live: 0 }, enqueued: 0 });
     expect(await verifyJobs()).toEqual([]);
@@ -102,7 +104,7 @@ describe("anti-entropy verification of a whole collection", () => {
   });
 
   it("checks an empty collection against stray documents", async () => {
-    const empty = await createAnnotationContext();
+    const empty = await createAnnotationContext({ sink: "per-project" });
     try {
       expect(await verifyCollection(empty.db, empty.sink, annotations)).toMatchObject({ idRange: null, driftedTotal: 0 });
       await empty.sink.write(annotations.index, [{ kind: "index", id: "42", version: 1, document: { text: "stray" } }]);

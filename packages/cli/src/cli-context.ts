@@ -3,13 +3,15 @@ import { pathToFileURL } from "node:url";
 import type { Kysely } from "kysely";
 import pino from "pino";
 import { createDb, type Collection, type Logger, type MigrationSet } from "@tether/core";
-import { ElasticsearchSink } from "@tether/elasticsearch";
+import type { EngineSink } from "@tether/search-sink";
+import { createSink, sinkSetting } from "@tether/service-kit";
 import { UsageError } from "./cli-errors.js";
 import { loadCliEnv } from "./env.js";
 
 export interface CliContext {
   db: Kysely<any>;
-  sink: ElasticsearchSink;
+  /** The sink TETHER_SINK names (Elasticsearch by default, or OpenSearch). */
+  sink: EngineSink;
   collections: Collection<any>[];
   /** Application migrations applied after tether's own by `tether migrate`. */
   migrations: MigrationSet[];
@@ -47,8 +49,8 @@ async function loadConfig(config: string | undefined): Promise<{ collections: Co
 }
 
 /**
- * Opens what a verb needs from the environment (DATABASE_URL, ELASTICSEARCH_URL,
- * TETHER_INDEX_PREFIX) and the collections of `--config` (default: the annotations domain).
+ * Opens what a verb needs from the environment (DATABASE_URL, TETHER_SINK and ELASTICSEARCH_URL
+ * or OPENSEARCH_URL, TETHER_INDEX_PREFIX) and the collections of `--config` (default: the annotations domain).
  * Nothing connects until first used; `close()` releases the pool and the client.
  *
  * @example
@@ -61,7 +63,13 @@ export async function openCliContext(opts: CliContextOptions = {}): Promise<CliC
   const { collections, migrations } = await loadConfig(opts.config);
   const logger = pino({ level: env.LOG_LEVEL, base: { service: "tether-cli" } }, pino.destination(2));
   const db = createDb({ connectionString: env.DATABASE_URL, max: 4, applicationName: "tether-cli" });
-  const sink = new ElasticsearchSink({ client: env.ELASTICSEARCH_URL, indexPrefix: env.TETHER_INDEX_PREFIX });
+  let setting;
+  try {
+    setting = sinkSetting(env);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const sink = await createSink(setting, { indexPrefix: env.TETHER_INDEX_PREFIX });
   return {
     db,
     sink,

@@ -1,8 +1,12 @@
 /** The CLI's environment, read once. Only DATABASE_URL is required, and only by verbs that need it. */
 export interface CliEnv {
   DATABASE_URL: string | undefined;
+  /** Which downstream: "elasticsearch" (default) or "opensearch". */
+  TETHER_SINK: string;
   /** Default http://127.0.0.1:9200. */
   ELASTICSEARCH_URL: string;
+  /** Default http://127.0.0.1:9201. */
+  OPENSEARCH_URL: string;
   /** Default "". */
   TETHER_INDEX_PREFIX: string;
   /** pino level of diagnostics on stderr. Default "warn". */
@@ -12,7 +16,9 @@ export interface CliEnv {
 export function loadCliEnv(source: NodeJS.ProcessEnv = process.env): CliEnv {
   return {
     DATABASE_URL: source.DATABASE_URL || undefined,
+    TETHER_SINK: source.TETHER_SINK || "elasticsearch",
     ELASTICSEARCH_URL: source.ELASTICSEARCH_URL || "http://127.0.0.1:9200",
+    OPENSEARCH_URL: source.OPENSEARCH_URL || "http://127.0.0.1:9201",
     TETHER_INDEX_PREFIX: source.TETHER_INDEX_PREFIX ?? "",
     LOG_LEVEL: source.LOG_LEVEL || "warn",
   };

@@ -1,7 +1,7 @@
 /**
- * The downstream contract. Core knows no vendor: an Elasticsearch adapter (or any other store)
- * implements `Sink`. The Elasticsearch one is exercised against a real cluster, with faults
- * injected, by the scenarios in test/.
+ * The downstream contract. Core knows no vendor: an Elasticsearch or OpenSearch adapter (or any
+ * other store) implements `Sink`, and proves it with the conformance suite in @tether/testkit
+ * (`describeSinkConformance`) against a real engine; the scenarios in test/ run against each.
  */
 
 /** What the downstream holds for one entity. Absent entities are absent from the map. */
@@ -74,4 +74,11 @@ export interface Sink {
   summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]>;
   /** Every document state with an id in [from, to). */
   listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>>;
+  /**
+   * Optional: makes recent writes visible to `summarize` and `listStates`, for sinks whose
+   * searches lag their realtime reads. `verifyCollection` calls it before comparing.
+   */
+  refreshIndex?(index: string): Promise<void>;
+  /** Optional: releases connections; processes call it at shutdown. */
+  close?(): Promise<void>;
 }

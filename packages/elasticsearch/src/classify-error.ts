@@ -14,16 +14,6 @@ export function isRetryableRequestError(err: unknown): boolean {
   );
 }
 
-/** Per-item bulk failures that will not succeed on retry. */
-export function isPermanentItemStatus(status: number, type: string | undefined): boolean {
-  if (status === 429 || status >= 500) return false;
-  if (type === "es_rejected_execution_exception" || type === "circuit_breaking_exception") return false;
-  // A write block (flood-stage disk watermark, an operator's read-only block) is lifted again:
-  // the item must wait, not park.
-  if (type === "cluster_block_exception") return false;
-  return status >= 400;
-}
-
 export function describeError(err: unknown): string {
   if (err instanceof errors.ResponseError) {
     const body = err.meta?.body as { error?: { type?: string; reason?: string } } | undefined;

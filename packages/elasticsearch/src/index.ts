@@ -1,4 +1,5 @@
 /** @tether/elasticsearch — the Elasticsearch sink for @tether/core. */
 export * from "./classify-error.js";
-export * from "./document-meta.js";
+// The document metadata and per-item classification are the same for every engine of this API.
+export { documentMeta, isPermanentItemStatus, META_FIELD, META_MAPPING, type DocumentMeta } from "@tether/search-sink";
 export * from "./elasticsearch-sink.js";

@@ -6,3 +6,4 @@ export * from "./tracing.js";
 export * from "./prometheus-metrics.js";
 export * from "./http/index.js";
 export * from "./start-up.js";
+export * from "./sink-setting.js";

@@ -1,6 +1,5 @@
 import { sql, type Kysely } from "kysely";
 import { classifyDrift, type DriftKind, type Sink } from "@tether/core";
-import type { ElasticsearchSink } from "@tether/elasticsearch";
 
 export interface Audit {
   rows: number;
@@ -20,9 +19,10 @@ const PAGE = 1_000;
 
 /**
  * Compares every row of `annotation` with its document (realtime _mget of versions), then
- * every live document with Postgres. Pages through both sides: memory stays bounded.
+ * every live document with Postgres. Pages through Postgres; the live document ids come from
+ * the sink's own listing (any sink), one id string each.
  */
-export async function auditAnnotations(db: Kysely<any>, sink: Sink & Pick<ElasticsearchSink, "refreshIndex" | "client" | "indexName">): Promise<Audit> {
+export async function auditAnnotations(db: Kysely<any>, sink: Sink): Promise<Audit> {
   const audit: Audit = { rows: 0, liveRows: 0, lost: [], stale: [], duplicates: [], jobs: 0, parked: 0 };
   const put = (kind: DriftKind, id: string) => {
     if (kind === "missing") audit.lost.push(id);
@@ -45,23 +45,15 @@ export async function auditAnnotations(db: Kysely<any>, sink: Sink & Pick<Elasti
     after = r.rows[r.rows.length - 1]!.id;
   }
   // Documents Postgres does not know: live docs for rows that do not exist.
-  await sink.refreshIndex("annotations");
-  let searchAfter: unknown[] | undefined;
-  for (;;) {
-    const res = await sink.client.search<{ tether?: { key?: number } }>({
-      index: sink.indexName("annotations"),
-      size: PAGE,
-      _source: ["tether.key"],
-      query: { term: { "tether.deleted": false } },
-      sort: [{ "tether.key": "asc" }],
-      ...(searchAfter ? { search_after: searchAfter as never } : {}),
-    });
-    const ids = res.hits.hits.map((h) => String(h._id));
-    if (ids.length === 0) break;
+  await sink.refreshIndex?.("annotations");
+  const live = [...(await sink.listStates("annotations", { from: Number.MIN_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER }))]
+    .filter(([, state]) => !state.deleted)
+    .map(([id]) => id);
+  for (let i = 0; i < live.length; i += PAGE) {
+    const ids = live.slice(i, i + PAGE);
     const known = await sql<{ id: string }>`SELECT id::text AS id FROM annotation WHERE id = ANY(${ids}::bigint[])`.execute(db);
     const have = new Set(known.rows.map((x) => x.id));
     for (const id of ids) if (!have.has(id)) audit.duplicates.push(id);
-    searchAfter = res.hits.hits[res.hits.hits.length - 1]!.sort as unknown[];
   }
   audit.jobs = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM tether.job`.execute(db)).rows[0]!.n);
   audit.parked = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM tether.dead_job`.execute(db)).rows[0]!.n);

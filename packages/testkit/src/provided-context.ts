@@ -2,7 +2,12 @@
 declare module "vitest" {
   export interface ProvidedContext {
     tetherDatabaseUrl: string;
+    /** Empty in a project that does not run against Elasticsearch. */
     tetherElasticsearchUrl: string;
+    /** Empty in a project that does not run against OpenSearch. */
+    tetherOpenSearchUrl: string;
+    /** The sink this test project runs the per-sink tests against (vitest `provide`). */
+    tetherSink: "elasticsearch" | "opensearch";
     tetherTemplateDb: string;
     tetherRunId: string;
   }

@@ -1,7 +1,6 @@
 import { sql, type Kysely } from "kysely";
-import type { Client } from "@elastic/elasticsearch";
 import { annotations, type AnnotationRow } from "@tether/annotations";
-import { documentMeta, type ElasticsearchSink } from "@tether/elasticsearch";
+import { deleteIndex, type BenchSink } from "./bench-engine.js";
 
 /** Inserts `n` small annotations (version 1) with one INSERT … SELECT per million. */
 export async function seedAnnotations(db: Kysely<any>, n: number): Promise<void> {
@@ -27,31 +26,8 @@ export async function* annotationRows(db: Kysely<any>, batch = 5000): AsyncGener
   }
 }
 
-/**
- * The raw Elasticsearch rate: the same documents tether writes (body + `tether` metadata,
- * external version) streamed from Postgres through the client's `helpers.bulk` (defaults:
- * 5 MB flushes, concurrency 5).
- */
-export async function rawBulk(client: Client, index: string, db: Kysely<any>): Promise<{ docs: number; failed: number }> {
-  const stats = await client.helpers.bulk<AnnotationRow>({
-    datasource: annotationRows(db),
-    onDocument: (row) => [
-      { index: { _index: index, _id: row.id, version: Number(row.version), version_type: "external" } },
-      { ...annotations.toDocument(row), tether: documentMeta(row.id, Number(row.version), false) },
-    ],
-    refreshOnCompletion: false,
-  });
-  return { docs: stats.successful, failed: stats.failed };
-}
-
 /** Deletes (if present) and recreates a logical index with the annotation mapping. */
-export async function resetIndex(sink: ElasticsearchSink, logical: string): Promise<void> {
-  await sink.client.indices.delete({ index: sink.indexName(logical) }, { ignore: [404] });
+export async function resetIndex(sink: BenchSink, logical: string): Promise<void> {
+  await deleteIndex(sink, logical);
   await sink.ensureIndex(logical, annotations.mappings);
-}
-
-export async function docCount(sink: ElasticsearchSink, logical: string): Promise<number> {
-  await sink.refreshIndex(logical);
-  const r = await sink.client.count({ index: sink.indexName(logical) });
-  return r.count;
 }

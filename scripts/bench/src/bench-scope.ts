@@ -4,10 +4,14 @@ import { createDb, migrate } from "@tether/core";
 import { annotationMigrations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { createScratchDatabase } from "@tether/testkit";
+import { benchSink, type BenchSink, type BenchSinkKind } from "./bench-engine.js";
 import type { Sizes } from "./options.js";
 
 export interface BenchEnv {
   pgUrl: string;
+  /** The engine under test: Elasticsearch, or OpenSearch with `--sink opensearch`. */
+  sinkKind: BenchSinkKind;
+  /** That engine's URL. */
   esUrl: string;
   /** Names this run's databases (`tether_bench_<run>_*`) and indices (`bench_<run>_*`). */
   runId: string;
@@ -68,9 +72,16 @@ export class BenchScope {
     return d;
   }
 
-  /** An Elasticsearch sink under this benchmark's index prefix. */
+  /** An Elasticsearch sink under this benchmark's index prefix (benchmarks of Elasticsearch only). */
   sink(url = this.env.esUrl): ElasticsearchSink {
     const s = new ElasticsearchSink({ client: url, indexPrefix: this.indexPrefix });
+    this.defer(() => s.close());
+    return s;
+  }
+
+  /** The sink `--sink` chose (Elasticsearch by default), under this benchmark's index prefix. */
+  engineSink(url = this.env.esUrl): BenchSink {
+    const s = benchSink(this.env.sinkKind, url, this.indexPrefix);
     this.defer(() => s.close());
     return s;
   }

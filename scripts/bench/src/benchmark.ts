@@ -1,3 +1,4 @@
+import type { BenchSinkKind } from "./bench-engine.js";
 import type { BenchScope } from "./bench-scope.js";
 import type { ResultRow } from "./report.js";
 
@@ -14,6 +15,8 @@ export interface Benchmark {
   /** Short name for `pnpm bench <name>`. */
   name: string;
   title: string;
+  /** The sinks `--sink` may choose for it. Default: Elasticsearch only. */
+  sinks?: readonly BenchSinkKind[];
   run(scope: BenchScope): Promise<BenchmarkOutput>;
 }
 

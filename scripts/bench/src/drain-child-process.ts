@@ -1,9 +1,12 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { DrainResult } from "@tether/core";
+import type { BenchSinkKind } from "./bench-engine.js";
 
 export interface DrainChildConfig {
   databaseUrl: string;
+  sinkKind: BenchSinkKind;
+  /** The URL of the engine `sinkKind` names. */
   elasticsearchUrl: string;
   indexPrefix: string;
   batchSize?: number;

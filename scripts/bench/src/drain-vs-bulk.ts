@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { annotations } from "@tether/annotations";
-import type { ElasticsearchSink } from "@tether/elasticsearch";
-import { docCount, rawBulk, resetIndex } from "./annotation-data.js";
+import { resetIndex } from "./annotation-data.js";
+import { countDocs, deleteIndex, rawBulk, type BenchSink } from "./bench-engine.js";
 import type { BenchDatabase, BenchScope } from "./bench-scope.js";
 import { runDrainChild, type DrainChildResult } from "./drain-child-process.js";
 
@@ -16,27 +16,27 @@ export interface DrainVsBulk {
 }
 
 /**
- * One repetition: the real drainer (child process, real ElasticsearchSink) over jobs already in
- * tether.job, and helpers.bulk of the same documents. Only the index under test exists while
+ * One repetition: the real drainer (child process, the real sink of `--sink`) over jobs already
+ * in tether.job, and the same client's helpers.bulk of the same documents. Only the index under test exists while
  * it runs; `rawFirst` alternates the order between repetitions.
  */
-export async function drainVsBulk(scope: BenchScope, d: BenchDatabase, sink: ElasticsearchSink, expected: number, rawFirst: boolean): Promise<DrainVsBulk> {
+export async function drainVsBulk(scope: BenchScope, d: BenchDatabase, sink: BenchSink, expected: number, rawFirst: boolean): Promise<DrainVsBulk> {
   let drain: DrainChildResult | undefined;
   let bulkMs = 0;
   const runDrain = async () => {
-    await sink.client.indices.delete({ index: sink.indexName(RAW_INDEX) }, { ignore: [404] });
+    await deleteIndex(sink, RAW_INDEX);
     await sql`ANALYZE tether.job`.execute(d.db);
-    drain = await runDrainChild({ databaseUrl: d.url, elasticsearchUrl: scope.env.esUrl, indexPrefix: scope.indexPrefix, mode: "drain" });
+    drain = await runDrainChild({ databaseUrl: d.url, sinkKind: scope.env.sinkKind, elasticsearchUrl: scope.env.esUrl, indexPrefix: scope.indexPrefix, mode: "drain" });
     const c = drain.counts;
     if (!c || c.error || c.repaired !== expected || c.claimed !== expected) throw new Error(`drain did not repair ${expected} documents: ${JSON.stringify(c)}`);
-    const docs = await docCount(sink, annotations.index);
+    const docs = await countDocs(sink, annotations.index);
     if (docs !== expected) throw new Error(`after the drain the index holds ${docs} documents, expected ${expected}`);
   };
   const runBulk = async () => {
-    await sink.client.indices.delete({ index: sink.indexName(annotations.index) }, { ignore: [404] });
+    await deleteIndex(sink, annotations.index);
     await resetIndex(sink, RAW_INDEX);
     const t = performance.now();
-    const r = await rawBulk(sink.client, sink.indexName(RAW_INDEX), d.db);
+    const r = await rawBulk(sink, RAW_INDEX, d.db);
     bulkMs = performance.now() - t;
     if (r.docs !== expected || r.failed > 0) throw new Error(`helpers.bulk wrote ${r.docs}/${expected} (${r.failed} failed)`);
   };
@@ -59,12 +59,12 @@ export function timeSplit(drains: readonly DrainChildResult[]): string {
   const bulk = sum((d) => d.sinkMs.write);
   const wall = sum((d) => d.durationMs);
   // Passes overlap, so call times add up past the wall time: report each call's share of the
-  // Elasticsearch time, and how busy Elasticsearch calls kept the drainer.
+  // sink time, and how busy sink calls kept the drainer.
   const pct = (x: number, of: number) => `${Math.round((100 * x) / of)}%`;
-  return `Elasticsearch call time over all repetitions: _mget (verify + read-back) ${pct(mget, mget + bulk)}, _bulk ${pct(bulk, mget + bulk)}; summed call time = ${pct(mget + bulk, wall)} of wall time (over 100% = calls overlapped)`;
+  return `sink call time over all repetitions: _mget (verify + read-back) ${pct(mget, mget + bulk)}, _bulk ${pct(bulk, mget + bulk)}; summed call time = ${pct(mget + bulk, wall)} of wall time (over 100% = calls overlapped)`;
 }
 
 /** The memory baseline: the same child process, loaded and connected, not draining. */
 export async function idleDrainer(scope: BenchScope, d: BenchDatabase): Promise<DrainChildResult> {
-  return runDrainChild({ databaseUrl: d.url, elasticsearchUrl: scope.env.esUrl, indexPrefix: scope.indexPrefix, mode: "idle" });
+  return runDrainChild({ databaseUrl: d.url, sinkKind: scope.env.sinkKind, elasticsearchUrl: scope.env.esUrl, indexPrefix: scope.indexPrefix, mode: "idle" });
 }

@@ -1,12 +1,12 @@
 /**
  * The benchmark suite: `pnpm bench [name ...] [--scale f] [--full] [--reps n]`.
  * Every figure is a ratio against a baseline measured in the same run, on the same Postgres
- * and Elasticsearch. Each benchmark works in its own fresh database(s) and index prefix and
+ * and Elasticsearch (or OpenSearch with `--sink opensearch`). Each benchmark works in its own fresh database(s) and index prefix and
  * removes them when it ends.
  */
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
-import { ensureElasticsearch, ensurePostgres, runId } from "@tether/testkit";
+import { ensureElasticsearch, ensureOpenSearch, ensurePostgres, runId } from "@tether/testkit";
 import { BenchScope, adminQuery, type BenchEnv } from "./bench-scope.js";
 import { BenchmarkUnavailable, type Benchmark } from "./benchmark.js";
 import { BENCHMARKS } from "./benchmarks/index.js";
@@ -24,12 +24,17 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const selected: Benchmark[] = opts.only.length ? BENCHMARKS.filter((b) => opts.only.includes(b.name)) : BENCHMARKS;
+const unsupported = selected.filter((b) => !(b.sinks ?? ["elasticsearch"]).includes(opts.sink));
+if (unsupported.length > 0) {
+  console.error(`--sink ${opts.sink}: ${unsupported.map((b) => b.name).join(", ")} cannot run against it; these can: ${BENCHMARKS.filter((b) => b.sinks?.includes(opts.sink)).map((b) => b.name).join(", ")}`);
+  process.exit(2);
+}
 const log = (msg: string) => console.error(`${new Date().toISOString().slice(11, 19)} ${msg}`);
 
 const startedAt = new Date();
-const [postgres, elasticsearch] = await Promise.all([ensurePostgres(), ensureElasticsearch()]);
-log(`postgres via ${postgres.via} (${postgres.detail}); elasticsearch via ${elasticsearch.via} (${elasticsearch.detail})`);
-const env: BenchEnv = { pgUrl: postgres.url, esUrl: elasticsearch.url, runId: runId(), sizes: opts.sizes, log };
+const [postgres, engine] = await Promise.all([ensurePostgres(), opts.sink === "opensearch" ? ensureOpenSearch() : ensureElasticsearch()]);
+log(`postgres via ${postgres.via} (${postgres.detail}); ${opts.sink} via ${engine.via} (${engine.detail})`);
+const env: BenchEnv = { pgUrl: postgres.url, sinkKind: opts.sink, esUrl: engine.url, runId: runId(), sizes: opts.sizes, log };
 
 let current: BenchScope | undefined;
 for (const sig of ["SIGINT", "SIGTERM"] as const) {
@@ -106,7 +111,8 @@ async function describeEnvironment(e: BenchEnv): Promise<Record<string, unknown>
     loadAverageAtStart: loadavg(),
     gitCommit: commit,
     postgres: Object.fromEntries(settings.rows.map((r: { name: string; setting: string; unit: string | null }) => [r.name, r.unit ? `${r.setting} ${r.unit}` : r.setting])),
-    elasticsearch: { version: node?.version, heapMaxMb: node?.jvm?.mem?.heap_max_in_bytes ? Math.round(node.jvm.mem.heap_max_in_bytes / 2 ** 20) : undefined },
+    sink: e.sinkKind,
+    [e.sinkKind]: { version: node?.version, heapMaxMb: node?.jvm?.mem?.heap_max_in_bytes ? Math.round(node.jvm.mem.heap_max_in_bytes / 2 ** 20) : undefined },
     sizes: e.sizes,
     scale: opts.scale,
     full: opts.full,

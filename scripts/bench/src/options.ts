@@ -60,9 +60,12 @@ export interface CliOptions {
   full: boolean;
   outDir: string;
   list: boolean;
+  /** The engine the sink benchmarks measure (`--sink`, default elasticsearch). */
+  sink: "elasticsearch" | "opensearch";
 }
 
-const USAGE = `Usage: pnpm bench [name ...] [--only name[,name]] [--scale f] [--full] [--reps n] [--out dir] [--list]
+const USAGE = `Usage: pnpm bench [name ...] [--only name[,name]] [--sink elasticsearch|opensearch] [--scale f] [--full] [--reps n] [--out dir] [--list]
+  --sink s    the engine of reindex, verify and backlog: elasticsearch (default) or opensearch
   --scale f   multiply every count by f (default 1; e.g. 0.1 for a smoke run)
   --full      the 1M sizes: re-index, admin enqueue, claim table contents, backlog, adopt (slow)
   --reps n    repetitions per measurement (default 3)
@@ -79,6 +82,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       reps: { type: "string" },
       out: { type: "string" },
       list: { type: "boolean", default: false },
+      sink: { type: "string", default: "elasticsearch" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -99,6 +103,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a positive integer, got ${values.reps}`);
     sizes.reps = reps;
   }
+  const sink = values.sink ?? "elasticsearch";
+  if (sink !== "elasticsearch" && sink !== "opensearch") throw new Error(`--sink must be elasticsearch or opensearch, got ${sink}`);
   const only = [...positionals, ...(values.only ?? []).flatMap((x) => x.split(","))].map((x) => x.trim()).filter(Boolean);
-  return { only, sizes, scale, full: values.full ?? false, outDir: values.out ?? "bench-results", list: values.list ?? false };
+  return { only, sizes, scale, full: values.full ?? false, outDir: values.out ?? "bench-results", list: values.list ?? false, sink };
 }

@@ -4,7 +4,7 @@ import type pino from "pino";
 import { createWriter, type AlertThresholds, type Sink } from "@tether/core";
 import { tetherAdmin, type AdminToken } from "@tether/admin";
 import { annotations } from "@tether/annotations";
-import type { ElasticsearchSink } from "@tether/elasticsearch";
+import { EngineSink } from "@tether/search-sink";
 import { apiMetrics } from "./api-metrics.js";
 import { errorContract, errorContractServerOptions } from "@tether/service-kit";
 import { annotationRoutes } from "./routes/annotation-routes.js";
@@ -16,10 +16,10 @@ export interface BuildAppOptions {
   /** Target of the writer's direct sync after each commit. */
   sink: Sink;
   /**
-   * Where GET /api/search and the health check go. Default: `sink`, when it is an
-   * Elasticsearch sink. (Tests point the writer at a dead node and keep search on a live one.)
+   * Where GET /api/search and the health check go. Default: `sink`, when it is an Elasticsearch
+   * or OpenSearch sink. (Tests point the writer at a dead node and keep search on a live one.)
    */
-  searchSink?: ElasticsearchSink;
+  searchSink?: EngineSink;
   /** Operator token of the admin console, named "admin" (TETHER_ADMIN_TOKEN). */
   adminToken?: string;
   /** Further named tokens with roles (TETHER_ADMIN_TOKENS). No token at all: admin routes answer 503. */
@@ -38,11 +38,6 @@ export interface BuildAppOptions {
   alertThresholds?: AlertThresholds;
   /** Passed to the admin plugin (tests wait on it). */
   onVerifyRunEnd?: (runId: string) => void;
-}
-
-function isElasticsearchSink(s: Sink): s is ElasticsearchSink {
-  const c = s as Partial<ElasticsearchSink>;
-  return s.kind === "elasticsearch" && typeof c.indexName === "function" && typeof c.client?.search === "function";
 }
 
 /**
@@ -68,7 +63,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     ...(opts.directSyncTimeoutMs !== undefined ? { directSyncTimeoutMs: opts.directSyncTimeoutMs } : {}),
     ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
   });
-  const search = opts.searchSink ?? (isElasticsearchSink(opts.sink) ? opts.sink : undefined);
+  const search = opts.searchSink ?? (opts.sink instanceof EngineSink ? opts.sink : undefined);
   const metrics = apiMetrics();
 
   app.addHook("onResponse", async (request, reply) => {

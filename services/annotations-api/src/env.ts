@@ -1,17 +1,18 @@
 import { cleanEnv, str, url } from "envalid";
 import { parseAdminTokens, type AdminToken } from "@tether/admin";
-import { envReporter, listenPort, logLevel, nonNegativeInt, positiveInt } from "@tether/service-kit";
+import { envReporter, listenPort, logLevel, nonNegativeInt, positiveInt, sinkEnvSpecs, sinkSetting, type SinkSetting } from "@tether/service-kit";
 
 export interface ApiEnv {
   DATABASE_URL: string;
-  ELASTICSEARCH_URL: string;
+  /** TETHER_SINK (elasticsearch, default, or opensearch) and the URL of that engine (ELASTICSEARCH_URL or OPENSEARCH_URL). */
+  SINK: SinkSetting;
   /** Default 3000; 0 picks a free port (logged in the "listening" line). */
   PORT: number;
   /** An operator token named "admin" for the admin console; with TETHER_ADMIN_TOKENS unset too, admin routes answer 503. */
   TETHER_ADMIN_TOKEN: string | undefined;
   /** More named tokens: `name:role:token,...` with role viewer or operator. */
   TETHER_ADMIN_TOKENS: AdminToken[];
-  /** Prepended to every Elasticsearch index name. Default "". */
+  /** Prepended to every index name. Default "". */
   TETHER_INDEX_PREFIX: string;
   /** Default 500. */
   TETHER_DIRECT_SYNC_TIMEOUT_MS: number;
@@ -28,7 +29,7 @@ export interface ApiEnv {
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
   const env = cleanEnv(source, {
     DATABASE_URL: url({ desc: "Postgres connection string" }),
-    ELASTICSEARCH_URL: url({ desc: "Elasticsearch node URL" }),
+    ...sinkEnvSpecs,
     PORT: listenPort({ default: 3000 }),
     TETHER_ADMIN_TOKEN: str({ default: undefined }),
     TETHER_ADMIN_TOKENS: str({ default: "", desc: "name:role:token,... (role viewer or operator)" }),
@@ -41,7 +42,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
   }, { reporter: envReporter("annotations-api", source) });
   return {
     DATABASE_URL: env.DATABASE_URL,
-    ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
+    SINK: sinkSetting(env),
     PORT: env.PORT,
     TETHER_ADMIN_TOKEN: env.TETHER_ADMIN_TOKEN === "" ? undefined : env.TETHER_ADMIN_TOKEN,
     TETHER_ADMIN_TOKENS: parseAdminTokens(env.TETHER_ADMIN_TOKENS),

@@ -1,28 +1,27 @@
 /**
- * The annotation API process: env → Postgres (migrated) → Elasticsearch sink → app → listen.
+ * The annotation API process: env → Postgres (migrated) → sink (Elasticsearch or OpenSearch, TETHER_SINK) → app → listen.
  * Run from the repo: `node --conditions=source --import tsx services/annotations-api/src/main.ts`.
  */
 import { createDb, migrate } from "@tether/core";
 import { annotationMigrations, annotations } from "@tether/annotations";
-import { ElasticsearchSink } from "@tether/elasticsearch";
 import { buildApp } from "./app.js";
 import { loadEnv } from "./env.js";
-import { createLogger, maskUrl, onShutdown, startService, startTracing } from "@tether/service-kit";
+import { createLogger, createSink, maskUrl, onShutdown, startService, startTracing } from "@tether/service-kit";
 
 const env = loadEnv();
 const logger = createLogger({ service: "annotations-api", level: env.LOG_LEVEL });
 const tracing = startTracing(env.OTEL_TRACES_EXPORTER);
-logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), elasticsearchUrl: maskUrl(env.ELASTICSEARCH_URL), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
+logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), sink: env.SINK.kind, sinkUrl: maskUrl(env.SINK.url), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
 
 // A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70.
 await startService(logger, async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
-  const sink = new ElasticsearchSink({ client: env.ELASTICSEARCH_URL, indexPrefix: env.TETHER_INDEX_PREFIX });
+  const sink = await createSink(env.SINK, { indexPrefix: env.TETHER_INDEX_PREFIX });
   await migrate(db, [annotationMigrations]);
   try {
     await sink.ensureIndex(annotations.index, annotations.mappings);
   } catch (err) {
-    // Writes must keep working while Elasticsearch is down; the drainer fills the index later.
+    // Writes must keep working while the sink is down; the drainer fills the index later.
     logger.warn({ err: String(err) }, "could not ensure the annotations index; continuing");
   }
   const app = await buildApp({

@@ -1,12 +1,13 @@
 import { bool, cleanEnv, str, url } from "envalid";
-import { envReporter, listenPort, logLevel, positiveInt } from "@tether/service-kit";
+import { envReporter, listenPort, logLevel, positiveInt, sinkEnvSpecs, sinkSetting, type SinkSetting } from "@tether/service-kit";
 
 export interface DrainerEnv {
   DATABASE_URL: string;
-  ELASTICSEARCH_URL: string;
+  /** TETHER_SINK (elasticsearch, default, or opensearch) and the URL of that engine (ELASTICSEARCH_URL or OPENSEARCH_URL). */
+  SINK: SinkSetting;
   /** Port of /healthz, /metrics and /alerts. Default 9464; 0 picks a free port (logged in "listening"). */
   METRICS_PORT: number;
-  /** Prepended to every Elasticsearch index name. Default "". */
+  /** Prepended to every index name. Default "". */
   TETHER_INDEX_PREFIX: string;
   /** Pause between passes that came back short. Default 60000. */
   TETHER_DRAIN_INTERVAL_MS: number;
@@ -36,7 +37,7 @@ export interface DrainerEnv {
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
   const env = cleanEnv(source, {
     DATABASE_URL: url({ desc: "Postgres connection string" }),
-    ELASTICSEARCH_URL: url({ desc: "Elasticsearch node URL" }),
+    ...sinkEnvSpecs,
     METRICS_PORT: listenPort({ default: 9464 }),
     TETHER_INDEX_PREFIX: str({ default: "" }),
     TETHER_DRAIN_INTERVAL_MS: positiveInt({ default: 60_000 }),
@@ -52,7 +53,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
   }, { reporter: envReporter("drainer", source) });
   return {
     DATABASE_URL: env.DATABASE_URL,
-    ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
+    SINK: sinkSetting(env),
     METRICS_PORT: env.METRICS_PORT,
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
     TETHER_DRAIN_INTERVAL_MS: env.TETHER_DRAIN_INTERVAL_MS,

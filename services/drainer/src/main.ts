@@ -1,31 +1,30 @@
 /**
- * The drainer process: env → Postgres (migrated) → Elasticsearch sink → daemon.
+ * The drainer process: env → Postgres (migrated) → sink (Elasticsearch or OpenSearch, TETHER_SINK) → daemon.
  * Run from the repo: `node --conditions=source --import tsx services/drainer/src/main.ts`.
- * SIGTERM/SIGINT: finish the current batch, close the server, Postgres and Elasticsearch, exit 0.
+ * SIGTERM/SIGINT: finish the current batch, close the server, Postgres and the sink, exit 0.
  */
 import { readFileSync } from "node:fs";
 import { createDb, migrate } from "@tether/core";
 import { annotationMigrations, annotations } from "@tether/annotations";
-import { ElasticsearchSink } from "@tether/elasticsearch";
 import { startDrainerDaemon } from "./daemon.js";
 import { loadEnv } from "./env.js";
-import { createLogger, maskUrl, onShutdown, startService } from "@tether/service-kit";
+import { createLogger, createSink, maskUrl, onShutdown, startService } from "@tether/service-kit";
 
 const env = loadEnv();
 const logger = createLogger({ service: "drainer", level: env.LOG_LEVEL });
-logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), elasticsearchUrl: maskUrl(env.ELASTICSEARCH_URL), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
+logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), sink: env.SINK.kind, sinkUrl: maskUrl(env.SINK.url), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
 
 const collections = [annotations];
 // A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70.
 await startService(logger, async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-drainer" });
-  const sink = new ElasticsearchSink({ client: env.ELASTICSEARCH_URL, indexPrefix: env.TETHER_INDEX_PREFIX });
+  const sink = await createSink(env.SINK, { indexPrefix: env.TETHER_INDEX_PREFIX });
   await migrate(db, [annotationMigrations]);
   for (const c of collections) {
     try {
       await sink.ensureIndex(c.index, c.mappings);
     } catch (err) {
-      // The loop retries Elasticsearch on every pass; jobs wait in Postgres meanwhile.
+      // The loop retries the sink on every pass; jobs wait in Postgres meanwhile.
       logger.warn({ err: String(err), index: c.index }, "could not ensure index; continuing");
     }
   }

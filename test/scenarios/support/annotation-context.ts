@@ -1,13 +1,20 @@
 import { sql } from "kysely";
 import { migrate } from "@tether/core";
 import { annotationMigrations, annotations } from "@tether/annotations";
-import { createTestContext, type TestContext } from "@tether/testkit";
+import type { ElasticsearchSink } from "@tether/elasticsearch";
+import type { EngineSink } from "@tether/search-sink";
+import { createTestContext, type TestContext, type TestContextOptions } from "@tether/testkit";
 
 export { annotations };
 
-/** A test context with the reference domain migrated and its index created. */
-export async function createAnnotationContext(opts: { poolSize?: number } = {}): Promise<TestContext> {
-  const ctx = await createTestContext(opts);
+/**
+ * A test context with the reference domain migrated and its index created; `{ sink:
+ * "per-project" }` on the test project's sink (see createTestContext).
+ */
+export async function createAnnotationContext(opts?: TestContextOptions): Promise<TestContext<ElasticsearchSink>>;
+export async function createAnnotationContext(opts: TestContextOptions & { sink: "per-project" }): Promise<TestContext<EngineSink>>;
+export async function createAnnotationContext(opts: TestContextOptions & { sink?: "per-project" } = {}): Promise<TestContext<EngineSink>> {
+  const ctx = opts.sink === "per-project" ? await createTestContext({ ...opts, sink: "per-project" }) : await createTestContext(opts);
   await migrate(ctx.db, [annotationMigrations]);
   await ctx.sink.ensureIndex(annotations.index, annotations.mappings);
   return ctx;

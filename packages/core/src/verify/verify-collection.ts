@@ -168,8 +168,7 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
     }
   }
 
-  const refresh = (sink as { refreshIndex?: (index: string) => Promise<void> }).refreshIndex;
-  if (typeof refresh === "function") await refresh.call(sink, collection.index);
+  await sink.refreshIndex?.(collection.index);
 
   const { lo, hi } = await idBounds(db, collection);
   // Top level: aligned buckets over Postgres's id range, plus one open-ended bucket on each

@@ -1,9 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, chmodSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dockerEngineAnswers } from "./docker-engine.js";
-import { findJavaHome, ensureDebianPackage } from "./java-home.js";
-import { cacheDir } from "./repo-paths.js";
+import { findJavaHome } from "./java-home.js";
+import { ensureMavenZip, ensureUnzipped, installBase, isRoot, livePid, runningNodes, waitUntilHealthy } from "./maven-node.js";
 import { runCommand } from "./run-command.js";
 import type { ServiceRecord } from "./services-state.js";
 
@@ -30,80 +29,12 @@ export async function probeElasticsearch(url: string, timeoutMs = 2_000): Promis
 }
 
 export async function waitForElasticsearch(url: string, timeoutMs = 120_000): Promise<EsHealth> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const h = await probeElasticsearch(url);
-    if (h && (h.status === "green" || h.status === "yellow")) return h;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`Elasticsearch at ${url} was not healthy (yellow) within ${timeoutMs} ms`);
-}
-
-function isRoot(): boolean {
-  return typeof process.getuid === "function" && process.getuid() === 0;
-}
-
-async function ensureUser(): Promise<void> {
-  if (!isRoot()) return;
-  const r = await runCommand("id", ["-u", ES_USER]);
-  if (r.code === 0) return;
-  const add = await runCommand("useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", ES_USER]);
-  if (add.code !== 0) throw new Error(`cannot create user ${ES_USER}: ${add.stderr}`);
-}
-
-/** Downloads the integ-test-zip distribution through Maven (once) and returns the zip path. */
-async function ensureZip(version: string): Promise<string> {
-  const local = join(homedir(), ".m2", "repository", ...GROUP.split("."), "elasticsearch", version, `elasticsearch-${version}.zip`);
-  if (existsSync(local)) return local;
-  await ensureDebianPackage("mvn", "maven");
-  const r = await runCommand(
-    "mvn",
-    ["-B", "-q", "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:get", `-Dartifact=${GROUP}:elasticsearch:${version}:zip`, "-Dtransitive=false"],
-    { timeoutMs: 600_000 },
-  );
-  if (r.code !== 0 || !existsSync(local)) {
-    throw new Error(`Maven could not fetch ${GROUP}:elasticsearch:${version}:zip (exit ${r.code}): ${(r.stdout + r.stderr).slice(-2000)}`);
-  }
-  return local;
-}
-
-/** A folder the service user can reach: the repo cache when its parents are traversable. */
-async function installBase(): Promise<string> {
-  const preferred = join(cacheDir(), "elasticsearch");
-  mkdirSync(preferred, { recursive: true });
-  if (!isRoot()) return preferred;
-  const probe = await runCommand("runuser", ["-u", ES_USER, "--", "test", "-x", preferred]);
-  if (probe.code === 0) return preferred;
-  const fallback = join(tmpdir(), "tether-elasticsearch");
-  mkdirSync(fallback, { recursive: true });
-  chmodSync(fallback, 0o755);
-  return fallback;
-}
-
-/** The pid in `pidFile` when that process is alive, else undefined. */
-function ourPid(pidFile: string): number | undefined {
-  if (!existsSync(pidFile)) return undefined;
-  const pid = Number(readFileSync(pidFile, "utf8").trim());
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return undefined;
-  }
+  return waitUntilHealthy("Elasticsearch", url, probeElasticsearch, timeoutMs);
 }
 
 /** Pids of Elasticsearch nodes started from this checkout's install folders that are still alive. */
 export function runningMavenNodes(): number[] {
-  const pids: number[] = [];
-  for (const base of [join(cacheDir(), "elasticsearch"), join(tmpdir(), "tether-elasticsearch")]) {
-    if (!existsSync(base)) continue;
-    for (const d of readdirSync(base)) {
-      const pid = ourPid(join(base, d, "es.pid"));
-      if (pid) pids.push(pid);
-    }
-  }
-  return pids;
+  return runningNodes("elasticsearch", "es.pid");
 }
 
 /** An unpacked distribution the service user can run, and a Java for it. */
@@ -118,16 +49,10 @@ export interface EsInstall {
 
 /** Fetches (once, through Maven) and unpacks (once) the integ-test distribution. */
 export async function installElasticsearch(version: string = DEFAULT_ES_VERSION): Promise<EsInstall> {
-  const base = await installBase();
+  const base = await installBase("elasticsearch", ES_USER);
   const home = join(base, `elasticsearch-${version}`);
   const javaHome = await findJavaHome(17);
-  await ensureUser();
-  if (!existsSync(join(home, "bin", "elasticsearch"))) {
-    const zip = await ensureZip(version);
-    await ensureDebianPackage("unzip", "unzip");
-    const r = await runCommand("unzip", ["-q", "-o", zip, "-d", base], { timeoutMs: 300_000 });
-    if (r.code !== 0) throw new Error(`unzip ${zip} failed: ${r.stderr}`);
-  }
+  await ensureUnzipped(() => ensureMavenZip(GROUP, "elasticsearch", version), base, home, "elasticsearch");
   return { home, base, javaHome, asServiceUser: isRoot(), serviceUser: ES_USER };
 }
 
@@ -142,13 +67,13 @@ export async function startMavenElasticsearch(opts: MavenEsOptions = {}): Promis
   const version = opts.version ?? DEFAULT_ES_VERSION;
   const port = opts.port ?? 9200;
   const url = `http://127.0.0.1:${port}`;
-  const base = await installBase();
+  const base = await installBase("elasticsearch", ES_USER);
   const home = join(base, `elasticsearch-${version}`);
   const pidFile = join(home, "es.pid");
 
   const running = await probeElasticsearch(url);
   if (running) {
-    const pid = ourPid(pidFile);
+    const pid = livePid(pidFile);
     return pid
       ? { url, via: "maven", detail: `Elasticsearch ${version} already running from ${home}, pid ${pid}`, startedByUs: { pid } }
       : { url, via: "local", detail: `an Elasticsearch already answering at ${url}, not started from this checkout (down leaves it running)` };

@@ -1,35 +1,53 @@
 /**
- * `scripts/services up|down|status [--json]`: provisions the real Postgres and Elasticsearch
- * that tests and the quick start use, and says which way each was obtained.
+ * `scripts/services up [postgres|elasticsearch|opensearch …]|down|status|env [--json]`:
+ * provisions the real Postgres, Elasticsearch and OpenSearch that tests and the quick start use
+ * (all three when none is named), and says which way each was obtained.
  */
 import { ensureElasticsearch, probeElasticsearch, runningMavenNodes } from "./elasticsearch-service.js";
+import { ensureOpenSearch, probeOpenSearch, runningOpenSearchNodes } from "./opensearch-service.js";
 import { ensurePostgres, redact, waitForPostgres } from "./postgres-service.js";
 import { runCommand } from "./run-command.js";
-import { clearServicesState, readServicesState, writeServicesState, type ServicesState } from "./services-state.js";
+import { clearServicesState, readServicesState, writeServicesState, type ServiceRecord, type ServicesState } from "./services-state.js";
 
-async function up(): Promise<Required<ServicesState>> {
-  const [postgres, elasticsearch] = await Promise.all([
-    ensurePostgres({ keepContainer: true }),
-    ensureElasticsearch({ keepContainer: true }),
-  ]);
-  const state = { postgres, elasticsearch };
-  writeServicesState(state);
-  return state;
+type ServiceName = keyof ServicesState;
+const SERVICES: readonly ServiceName[] = ["postgres", "elasticsearch", "opensearch"];
+const ENSURE: Record<ServiceName, () => Promise<ServiceRecord>> = {
+  postgres: () => ensurePostgres({ keepContainer: true }),
+  elasticsearch: () => ensureElasticsearch({ keepContainer: true }),
+  opensearch: () => ensureOpenSearch({ keepContainer: true }),
+};
+const ENV_VAR: Record<ServiceName, string> = { postgres: "DATABASE_URL", elasticsearch: "ELASTICSEARCH_URL", opensearch: "OPENSEARCH_URL" };
+
+function parseNames(args: string[]): ServiceName[] {
+  const names = args.filter((a) => !a.startsWith("--"));
+  for (const n of names) if (!SERVICES.includes(n as ServiceName)) throw new Error(`unknown service "${n}"; use ${SERVICES.join(" | ")}`);
+  return names.length ? (names as ServiceName[]) : [...SERVICES];
 }
 
+async function up(names: ServiceName[]): Promise<ServicesState> {
+  const records = await Promise.all(names.map(async (n) => [n, await ENSURE[n]()] as const));
+  // Keeps what an earlier `up` of other services recorded.
+  const state: ServicesState = { ...readServicesState(), ...Object.fromEntries(records) };
+  writeServicesState(state);
+  return Object.fromEntries(records);
+}
+
+function stopPid(name: string, pid: number, done: string[]): void {
+  try {
+    process.kill(pid, "SIGTERM");
+    done.push(`${name}: stopped pid ${pid}`);
+  } catch {
+    done.push(`${name}: pid ${pid} was not running`);
+  }
+}
+
+/** Stops only what this checkout started: recorded pids and containers, and nodes run from its own install folders. */
 async function down(): Promise<string[]> {
   const state = readServicesState();
   const done: string[] = [];
   for (const [name, rec] of Object.entries(state)) {
     if (!rec?.startedByUs) continue;
-    if (rec.startedByUs.pid) {
-      try {
-        process.kill(rec.startedByUs.pid, "SIGTERM");
-        done.push(`${name}: stopped pid ${rec.startedByUs.pid}`);
-      } catch {
-        done.push(`${name}: pid ${rec.startedByUs.pid} was not running`);
-      }
-    }
+    if (rec.startedByUs.pid) stopPid(name, rec.startedByUs.pid, done);
     if (rec.startedByUs.containerId) {
       await runCommand("docker", ["rm", "-f", rec.startedByUs.containerId]);
       done.push(`${name}: removed container ${rec.startedByUs.containerId.slice(0, 12)}`);
@@ -37,23 +55,27 @@ async function down(): Promise<string[]> {
   }
   // Also any node started from this checkout that the state no longer names (e.g. a later `up`
   // with ELASTICSEARCH_URL given rewrote it).
-  for (const pid of runningMavenNodes()) {
-    if (Object.values(state).some((rec) => rec?.startedByUs?.pid === pid)) continue;
-    process.kill(pid, "SIGTERM");
-    done.push(`elasticsearch: stopped pid ${pid}`);
-  }
+  const recorded = (pid: number) => Object.values(state).some((rec) => rec?.startedByUs?.pid === pid);
+  for (const pid of runningMavenNodes()) if (!recorded(pid)) stopPid("elasticsearch", pid, done);
+  for (const pid of runningOpenSearchNodes()) if (!recorded(pid)) stopPid("opensearch", pid, done);
   clearServicesState();
   return done;
 }
 
+const HEALTHY: Record<ServiceName, (url: string) => Promise<boolean>> = {
+  postgres: (url) => waitForPostgres(url, 2_000).then(() => true, () => false),
+  elasticsearch: async (url) => (await probeElasticsearch(url)) !== undefined,
+  opensearch: async (url) => (await probeOpenSearch(url)) !== undefined,
+};
+
 async function status(): Promise<Record<string, unknown>> {
   const state = readServicesState();
-  const pgOk = state.postgres ? await waitForPostgres(state.postgres.url, 2_000).then(() => true, () => false) : false;
-  const esOk = state.elasticsearch ? (await probeElasticsearch(state.elasticsearch.url)) !== undefined : false;
-  return {
-    postgres: state.postgres ? { ...state.postgres, url: redact(state.postgres.url), healthy: pgOk } : "not provisioned",
-    elasticsearch: state.elasticsearch ? { ...state.elasticsearch, healthy: esOk } : "not provisioned",
-  };
+  const out: Record<string, unknown> = {};
+  for (const n of SERVICES) {
+    const rec = state[n];
+    out[n] = rec ? { ...rec, url: redact(rec.url), healthy: await HEALTHY[n](rec.url) } : "not provisioned";
+  }
+  return out;
 }
 
 function print(json: boolean, value: unknown, lines: string[]): void {
@@ -65,11 +87,11 @@ const [verb = "status", ...rest] = process.argv.slice(2);
 const json = rest.includes("--json");
 try {
   if (verb === "up") {
-    const s = await up();
+    const s = await up(parseNames(rest));
+    const entries = Object.entries(s) as [ServiceName, ServiceRecord][];
     print(json, s, [
-      `postgres       ${redact(s.postgres.url)}  via ${s.postgres.via}: ${s.postgres.detail}`,
-      `elasticsearch  ${s.elasticsearch.url}  via ${s.elasticsearch.via}: ${s.elasticsearch.detail}`,
-      `export DATABASE_URL=${s.postgres.url} ELASTICSEARCH_URL=${s.elasticsearch.url}`,
+      ...entries.map(([n, r]) => `${n.padEnd(14)} ${redact(r.url)}  via ${r.via}: ${r.detail}`),
+      `export ${entries.map(([n, r]) => `${ENV_VAR[n]}=${r.url}`).join(" ")}`,
     ]);
   } else if (verb === "down") {
     const d = await down();
@@ -80,9 +102,9 @@ try {
   } else if (verb === "env") {
     const s = readServicesState();
     if (!s.postgres || !s.elasticsearch) throw new Error("services are not up: run `scripts/services up`");
-    console.log(`DATABASE_URL=${s.postgres.url}\nELASTICSEARCH_URL=${s.elasticsearch.url}`);
+    console.log(SERVICES.flatMap((n) => (s[n] ? [`${ENV_VAR[n]}=${s[n].url}`] : [])).join("\n"));
   } else {
-    throw new Error(`unknown verb "${verb}"; use up | down | status | env`);
+    throw new Error(`unknown verb "${verb}"; use up [service…] | down | status | env`);
   }
 } catch (err) {
   console.error(`services ${verb}: ${err instanceof Error ? err.message : String(err)}`);

@@ -17,6 +17,7 @@ export interface ServiceRecord {
 export interface ServicesState {
   postgres?: ServiceRecord;
   elasticsearch?: ServiceRecord;
+  opensearch?: ServiceRecord;
 }
 
 const file = () => join(cacheDir(), "services.json");

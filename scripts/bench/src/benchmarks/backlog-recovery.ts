@@ -36,10 +36,11 @@ async function enqueueOutageJobs(db: Kysely<any>, n: number): Promise<void> {
 export const backlogRecovery: Benchmark = {
   name: "backlog",
   title: "Backlog recovery after an Elasticsearch outage: drain to empty with the real sink",
+  sinks: ["elasticsearch", "opensearch"],
   async run(scope) {
     const n = scope.sizes.backlogJobs;
     const d = await scope.database();
-    const sink = scope.sink();
+    const sink = scope.engineSink();
     await seedAnnotations(d.db, n);
     const drain: number[] = [];
     const bulk: number[] = [];

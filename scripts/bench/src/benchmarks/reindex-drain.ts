@@ -10,10 +10,11 @@ import { compare } from "../report.js";
 export const reindexDrain: Benchmark = {
   name: "reindex",
   title: "Re-index-all drain (real Elasticsearch sink) vs raw helpers.bulk of the same documents",
+  sinks: ["elasticsearch", "opensearch"],
   async run(scope) {
     const n = scope.sizes.reindexDocs;
     const d = await scope.database();
-    const sink = scope.sink();
+    const sink = scope.engineSink();
     await seedAnnotations(d.db, n);
     const drain: number[] = [];
     const bulk: number[] = [];

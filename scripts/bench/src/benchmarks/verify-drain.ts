@@ -1,8 +1,8 @@
 import { sql, type Kysely } from "kysely";
 import { Drainer, enqueueReindex } from "@tether/core";
 import { annotations } from "@tether/annotations";
-import type { ElasticsearchSink } from "@tether/elasticsearch";
-import { rawBulk, resetIndex, seedAnnotations } from "../annotation-data.js";
+import { resetIndex, seedAnnotations } from "../annotation-data.js";
+import { rawBulk, rawMget, type BenchSink } from "../bench-engine.js";
 import type { Benchmark } from "../benchmark.js";
 import { compare } from "../report.js";
 
@@ -12,7 +12,7 @@ const BATCH = 2500;
  * The floor for verifying N up-to-date entities: per batch of 2500, take the next job ids,
  * select the rows, `_mget` the documents, delete the jobs. No version comparison, no stats.
  */
-async function rawVerify(db: Kysely<any>, sink: ElasticsearchSink): Promise<number> {
+async function rawVerify(db: Kysely<any>, sink: BenchSink): Promise<number> {
   let done = 0;
   for (;;) {
     const n = await db.transaction().execute(async (trx) => {
@@ -21,8 +21,7 @@ async function rawVerify(db: Kysely<any>, sink: ElasticsearchSink): Promise<numb
       if (jobs.rows.length === 0) return 0;
       const ids = jobs.rows.map((j) => j.entity);
       await sql`SELECT * FROM annotation WHERE id = ANY(${ids}::bigint[])`.execute(trx);
-      const res = await sink.client.mget({ index: sink.indexName(annotations.index), ids, realtime: true, _source_includes: ["tether.deleted"] });
-      if (res.docs.length !== ids.length) throw new Error("mget returned fewer documents than asked");
+      if ((await rawMget(sink, annotations.index, ids)) !== ids.length) throw new Error("mget returned fewer documents than asked");
       await sql`DELETE FROM bench_verify_job WHERE id = ANY(${jobs.rows.map((j) => j.id)}::bigint[])`.execute(trx);
       return jobs.rows.length;
     });
@@ -33,14 +32,15 @@ async function rawVerify(db: Kysely<any>, sink: ElasticsearchSink): Promise<numb
 
 export const verifyDrain: Benchmark = {
   name: "verify",
-  title: "Verify-only drain (everything current in Elasticsearch) vs raw _mget + Postgres select/delete",
+  title: "Verify-only drain (everything current in the search engine) vs raw _mget + Postgres select/delete",
+  sinks: ["elasticsearch", "opensearch"],
   async run(scope) {
     const n = scope.sizes.verifyDocs;
     const d = await scope.database();
-    const sink = scope.sink();
+    const sink = scope.engineSink();
     await seedAnnotations(d.db, n);
     await resetIndex(sink, annotations.index);
-    const loaded = await rawBulk(sink.client, sink.indexName(annotations.index), d.db);
+    const loaded = await rawBulk(sink, annotations.index, d.db);
     if (loaded.docs !== n) throw new Error(`loaded ${loaded.docs}/${n} documents`);
     await sink.refreshIndex(annotations.index);
     await sql`CREATE TABLE bench_verify_job (LIKE tether.job INCLUDING DEFAULTS INCLUDING IDENTITY)`.execute(d.db);

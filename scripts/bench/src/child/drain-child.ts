@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { sql } from "kysely";
 import { createDb, Drainer } from "@tether/core";
 import { annotations } from "@tether/annotations";
-import { ElasticsearchSink } from "@tether/elasticsearch";
+import { benchSink } from "../bench-engine.js";
 import type { DrainChildConfig, DrainChildResult } from "../drain-child-process.js";
 import { timedSink } from "../timed-sink.js";
 
@@ -17,7 +17,7 @@ function memoryKb(field: "VmHWM" | "VmRSS"): number {
 
 const cfg = JSON.parse(process.argv[2] ?? "{}") as DrainChildConfig;
 const db = createDb({ connectionString: cfg.databaseUrl, max: 4, applicationName: "tether-bench-drainer" });
-const sink = new ElasticsearchSink({ client: cfg.elasticsearchUrl, indexPrefix: cfg.indexPrefix });
+const sink = benchSink(cfg.sinkKind, cfg.elasticsearchUrl, cfg.indexPrefix);
 try {
   const timed = timedSink(sink);
   const drainer = new Drainer({ db, sink: timed.sink, collections: [annotations], batchSize: cfg.batchSize ?? 2500, concurrency: cfg.concurrency ?? 2 });

@@ -2,14 +2,14 @@ import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import { annotations, findLiveAnnotations } from "@tether/annotations";
 import { ValidationError } from "@tether/core";
-import { describeError, META_FIELD, type ElasticsearchSink } from "@tether/elasticsearch";
+import { META_FIELD, type EngineSink } from "@tether/search-sink";
 import { LIMITS, present } from "../annotation-schemas.js";
 import { HttpError } from "@tether/service-kit";
 
 export interface SearchRouteDeps {
   db: Kysely<any>;
   /** Where searches go; undefined answers 503. */
-  search: ElasticsearchSink | undefined;
+  search: EngineSink | undefined;
   /** Timeout of the Elasticsearch query. */
   timeoutMs: number;
 }
@@ -64,33 +64,32 @@ export async function searchRoutes(app: FastifyInstance, { db, search, timeoutMs
 
     let res;
     try {
-      res = await search.client.search(
+      res = await search.searchIds(
+        annotations.index,
         {
-          index: search.indexName(annotations.index),
           _source: false,
           size: limit,
           track_total_hits: true,
-          query: { bool: { filter: filter as never, ...(q !== undefined ? { must: [{ match: { text: q } }] } : {}) } },
+          query: { bool: { filter, ...(q !== undefined ? { must: [{ match: { text: q } }] } : {}) } },
           sort: [{ updated: { order: "desc", unmapped_type: "date" } }, { [`${META_FIELD}.key`]: { order: "desc", unmapped_type: "long" } }],
         },
-        { requestTimeout: timeoutMs, maxRetries: 0 },
+        { timeoutMs },
       );
     } catch (err) {
       // The driver's text names the cluster's address: it goes to the log, never to the caller.
-      request.log.warn({ err: describeError(err) }, "search failed");
+      request.log.warn({ err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, "search failed");
       throw new HttpError("search_unavailable", "search is unavailable; retry later", { cause: err });
     }
 
     // Only ids Postgres can compare against; a stray non-numeric id cannot be an annotation.
-    const ids = res.hits.hits.map((h) => String(h._id)).filter((id) => /^[0-9]{1,19}$/.test(id));
+    const ids = res.ids.filter((id) => /^[0-9]{1,19}$/.test(id));
     const rows = await findLiveAnnotations(db, ids);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     const ordered = ids.flatMap((id) => {
       const row = byId.get(id);
       return row ? [present(row)] : [];
     });
-    const total = typeof res.hits.total === "number" ? res.hits.total : (res.hits.total?.value ?? 0);
     // Hits Postgres no longer has (deleted since) do not count.
-    return { total: Math.max(0, total - (res.hits.hits.length - ordered.length)), rows: ordered };
+    return { total: Math.max(0, res.total - (res.ids.length - ordered.length)), rows: ordered };
   });
 }

@@ -1,0 +1,2 @@
+/** @tether/opensearch — the OpenSearch sink for @tether/core. */
+export * from "./opensearch-sink.js";

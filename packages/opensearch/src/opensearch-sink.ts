@@ -1,0 +1,121 @@
+import { Client, errors } from "@opensearch-project/opensearch";
+import type { TransportRequestOptions, TransportRequestPromise } from "@opensearch-project/opensearch/lib/Transport.js";
+import { EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
+
+export interface OpenSearchSinkOptions extends EngineSinkOptions {
+  /** A configured client, or a node URL to build one (no client-side retries: the sink retries). */
+  client: Client | string;
+}
+
+/** Whole-request failures worth another attempt: no answer, 429, 5xx, timeouts. */
+function isRetryable(err: unknown): boolean {
+  if (err instanceof errors.ResponseError) return err.statusCode === 429 || err.statusCode >= 500;
+  return (
+    err instanceof errors.ConnectionError ||
+    err instanceof errors.TimeoutError ||
+    err instanceof errors.NoLivingConnectionsError ||
+    err instanceof errors.DeserializationError
+  );
+}
+
+function describe(err: unknown): string {
+  if (err instanceof errors.ResponseError) {
+    const e = (err.body as { error?: { type?: string; reason?: string } } | undefined)?.error;
+    return `HTTP ${err.statusCode}${e?.type ? ` ${e.type}` : ""}${e?.reason ? `: ${e.reason}` : ""}`;
+  }
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+/**
+ * The OpenSearch sink, on the official client: realtime `_mget` of versions, `_bulk` writes with
+ * external versioning, tombstones for soft deletes — the same guarantees as the Elasticsearch
+ * sink, whose document API OpenSearch shares.
+ *
+ * @example
+ * const sink = new OpenSearchSink({ client: "http://127.0.0.1:9201" });
+ * await sink.ensureIndex("annotations", { properties: { text: { type: "text" } } });
+ */
+export class OpenSearchSink extends EngineSink {
+  readonly kind = "opensearch";
+  readonly client: Client;
+  // "Fielddata is not supported on field [_version]": no version sums (see EngineSink).
+  protected override readonly aggregatesVersions = false;
+
+  constructor(opts: OpenSearchSinkOptions) {
+    super(opts);
+    this.client = typeof opts.client === "string" ? new Client({ node: opts.client, maxRetries: 0, requestTimeout: 30_000 }) : opts.client;
+  }
+
+  /**
+   * Sends one request. On the caller's abort it rejects at once and leaves the request to its
+   * own timeout: the client's `abort()` surfaces a second, uncaught rejection from its
+   * connection layer.
+   */
+  private async send<T>(r: EngineRequest, fn: (o: TransportRequestOptions) => TransportRequestPromise<{ body: T }>): Promise<T> {
+    r.signal?.throwIfAborted();
+    const pending = fn({ requestTimeout: r.timeoutMs, maxRetries: 0 });
+    if (!r.signal) return (await pending).body;
+    const signal = r.signal;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new errors.RequestAbortedError(`request aborted: ${String(signal.reason)}`));
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return (await Promise.race([pending, aborted])).body;
+    } finally {
+      signal.removeEventListener("abort", onAbort!);
+      // Settles later (answer or timeout) with nobody awaiting it.
+      Promise.resolve(pending).catch(() => undefined);
+    }
+  }
+
+  protected async mgetDocs(index: string, ids: string[], sourceIncludes: string[], r: EngineRequest): Promise<MgetDoc[]> {
+    const body = await this.send(r, (o) => this.client.mget({ index, realtime: true, _source_includes: sourceIncludes, body: { ids } }, o));
+    return body.docs as MgetDoc[];
+  }
+
+  protected async bulkItems(lines: unknown[], r: EngineRequest): Promise<Record<string, unknown>[]> {
+    const body = await this.send(r, (o) => this.client.bulk({ body: lines as never, refresh: this.refreshOnWrite }, o));
+    return body.items as unknown as Record<string, unknown>[];
+  }
+
+  protected async searchBody(index: string, body: Record<string, unknown>, r: EngineRequest): Promise<SearchAnswer> {
+    return (await this.send(r, (o) => this.client.search({ index, body: body as never }, o))) as unknown as SearchAnswer;
+  }
+
+  protected async createIndex(index: string, body: { settings: Record<string, unknown>; mappings: Record<string, unknown> }): Promise<void> {
+    await this.client.indices.create({ index, body: body as never });
+  }
+
+  protected async refreshNow(index: string): Promise<void> {
+    await this.client.indices.refresh({ index });
+  }
+
+  protected async clusterStatus(r: EngineRequest): Promise<string> {
+    return String((await this.send(r, (o) => this.client.cluster.health({}, o))).status);
+  }
+
+  describeFailure(err: unknown): EngineFailure {
+    const description = describe(err);
+    if (err instanceof errors.RequestAbortedError) return { kind: "aborted", description };
+    const response = err instanceof errors.ResponseError ? err : undefined;
+    const type = (response?.body as { error?: { type?: string } } | undefined)?.error?.type;
+    return { kind: isRetryable(err) ? "retryable" : "permanent", ...(response ? { status: response.statusCode } : {}), ...(type ? { type } : {}), description };
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/**
+ * The OpenSearch sink of a configuration: `sink: opensearch({ node: "http://127.0.0.1:9201" })`.
+ *
+ * @example
+ * const sink = opensearch({ node: process.env.OPENSEARCH_URL!, indexPrefix: "staging_" });
+ */
+export function opensearch(opts: Omit<OpenSearchSinkOptions, "client"> & { node: Client | string }): OpenSearchSink {
+  const { node, ...rest } = opts;
+  return new OpenSearchSink({ ...rest, client: node });
+}

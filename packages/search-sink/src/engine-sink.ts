@@ -1,0 +1,291 @@
+import pRetry, { AbortError } from "p-retry";
+import {
+  PermanentSinkError,
+  RetryableSinkError,
+  type BucketRange,
+  type BucketSummary,
+  type DownstreamState,
+  type Sink,
+  type SinkCallOptions,
+  type SinkItemResult,
+  type SinkOperation,
+} from "@tether/core";
+import { bulkItemResults } from "./bulk-item-results.js";
+import { bulkLines } from "./bulk-body.js";
+import { META_FIELD, META_MAPPING } from "./document-meta.js";
+
+/** What one request to the engine carries: the caller's signal and a timeout. */
+export interface EngineRequest {
+  signal?: AbortSignal;
+  timeoutMs: number;
+}
+
+/** How a client error reads: whether another attempt may succeed, and what to log. */
+export interface EngineFailure {
+  kind: "aborted" | "retryable" | "permanent";
+  /** HTTP status of the whole request, when the engine answered. */
+  status?: number;
+  /** The engine's error type, e.g. `resource_already_exists_exception`. */
+  type?: string;
+  description: string;
+}
+
+/** One `_mget` entry, as both engines answer it. */
+export interface MgetDoc {
+  _id: string;
+  found?: boolean;
+  _version?: number;
+  _source?: { tether?: { deleted?: boolean } };
+  error?: { type?: string; reason?: string | null };
+}
+
+/** The part of a `_search` answer the sinks read. */
+export interface SearchAnswer {
+  hits: { total?: number | { value: number }; hits: { _id?: string | null; _version?: number; _source?: unknown; sort?: unknown[] }[] };
+  aggregations?: Record<string, unknown>;
+}
+
+export interface EngineSinkOptions {
+  /** Prepended to every index name (tests give each file its own). Default "". */
+  indexPrefix?: string;
+  /** Timeout of one request when the caller gives none. Default 10000 ms. */
+  requestTimeoutMs?: number;
+  /** Request-level retries when the caller gives none. Default 2. */
+  retries?: number;
+  /** Refresh after writes (tests of search only; costly). Default false. */
+  refresh?: boolean;
+  /** Replicas per shard of the indices `ensureIndex` creates (1 on a cluster). Default 0. */
+  replicas?: number;
+}
+
+const LIST_PAGE = 5_000;
+
+/**
+ * A sink for an engine that speaks Elasticsearch's document API: realtime `_mget` of versions,
+ * `_bulk` with external versioning (an older version never overwrites a newer one), tombstones
+ * for soft deletes, request retries with jittered backoff, a bulk split on 413, and the
+ * aggregations `tether verify` compares. A vendor's sink supplies only its client's calls.
+ */
+export abstract class EngineSink implements Sink {
+  abstract readonly kind: string;
+  private readonly prefix: string;
+  private readonly requestTimeoutMs: number;
+  private readonly retries: number;
+  protected readonly refreshOnWrite: boolean;
+  private readonly replicas: number;
+  /**
+   * Whether the engine can aggregate `_version` (Elasticsearch can; OpenSearch has no fielddata
+   * for it). Without it `summarize` sums the versions from a scan of ids and versions instead:
+   * an edit made behind tether's back keeps the stored hash, and only `_version` shows it.
+   */
+  protected readonly aggregatesVersions: boolean = true;
+
+  constructor(opts: EngineSinkOptions) {
+    this.prefix = opts.indexPrefix ?? "";
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
+    this.retries = opts.retries ?? 2;
+    this.refreshOnWrite = opts.refresh ?? false;
+    this.replicas = opts.replicas ?? 0;
+  }
+
+  protected abstract mgetDocs(index: string, ids: string[], sourceIncludes: string[], r: EngineRequest): Promise<MgetDoc[]>;
+  /** Sends `_bulk` lines; resolves with the answer's `items`. */
+  protected abstract bulkItems(lines: unknown[], r: EngineRequest): Promise<Record<string, unknown>[]>;
+  protected abstract searchBody(index: string, body: Record<string, unknown>, r: EngineRequest): Promise<SearchAnswer>;
+  protected abstract createIndex(index: string, body: { settings: Record<string, unknown>; mappings: Record<string, unknown> }): Promise<void>;
+  protected abstract refreshNow(index: string): Promise<void>;
+  protected abstract clusterStatus(r: EngineRequest): Promise<string>;
+  /** Reads any error the client throws (or an abort reason). */
+  abstract describeFailure(err: unknown): EngineFailure;
+  abstract close(): Promise<void>;
+
+  /** The concrete index name for a collection's logical index. */
+  indexName(index: string): string {
+    return `${this.prefix}${index}`;
+  }
+
+  /** Runs one request with retries; throws RetryableSinkError or PermanentSinkError. */
+  protected async call<T>(what: string, opts: SinkCallOptions | undefined, fn: (r: EngineRequest) => Promise<T>): Promise<T> {
+    const r: EngineRequest = { ...(opts?.signal ? { signal: opts.signal } : {}), timeoutMs: opts?.timeoutMs ?? this.requestTimeoutMs };
+    try {
+      return await pRetry(
+        async () => {
+          try {
+            return await fn(r);
+          } catch (err) {
+            const f = this.describeFailure(err);
+            if (opts?.signal?.aborted || f.kind === "aborted") {
+              const why = opts?.signal?.aborted ? this.describeFailure(opts.signal.reason).description : f.description;
+              throw new AbortError(new RetryableSinkError(`${what} aborted: ${why}`, { cause: err }));
+            }
+            if (f.kind === "permanent") throw new AbortError(new PermanentSinkError(`${what} failed: ${f.description}`, { cause: err }));
+            throw new RetryableSinkError(`${what} failed: ${f.description}`, { cause: err });
+          }
+        },
+        { retries: opts?.retries ?? this.retries, minTimeout: 100, maxTimeout: 2_000, factor: 3, randomize: true, ...(opts?.signal ? { signal: opts.signal } : {}) },
+      );
+    } catch (err) {
+      if (err instanceof RetryableSinkError || err instanceof PermanentSinkError) throw err;
+      throw new RetryableSinkError(`${what} failed: ${this.describeFailure(err).description}`, { cause: err });
+    }
+  }
+
+  async ensureIndex(index: string, mappings: Record<string, unknown> = {}): Promise<void> {
+    const props = (mappings.properties as Record<string, unknown> | undefined) ?? {};
+    try {
+      await this.createIndex(this.indexName(index), {
+        settings: { number_of_shards: 1, number_of_replicas: this.replicas },
+        mappings: { ...mappings, properties: { ...props, [META_FIELD]: META_MAPPING } },
+      });
+    } catch (err) {
+      if (this.describeFailure(err).type !== "resource_already_exists_exception") throw err;
+    }
+  }
+
+  async fetchStates(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {
+    const out = new Map<string, DownstreamState>();
+    if (ids.length === 0) return out;
+    const docs = await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [`${META_FIELD}.deleted`], r));
+    for (const doc of docs) {
+      if (doc.error) {
+        if (doc.error.type === "index_not_found_exception") continue;
+        throw new RetryableSinkError(`mget item ${doc._id} failed: ${doc.error.type}: ${doc.error.reason ?? ""}`);
+      }
+      if (doc.found) out.set(doc._id, { version: Number(doc._version ?? 0), deleted: doc._source?.tether?.deleted === true });
+    }
+    return out;
+  }
+
+  async write(index: string, ops: readonly SinkOperation[], opts?: SinkCallOptions): Promise<SinkItemResult[]> {
+    if (ops.length === 0) return [];
+    const target = this.indexName(index);
+    let items;
+    try {
+      items = await this.call("bulk", opts, (r) => this.bulkItems(ops.flatMap((op) => bulkLines(op, target)), r));
+    } catch (err) {
+      if (err instanceof PermanentSinkError && this.describeFailure(err.cause).status === 413 && ops.length > 1) {
+        // The request as a whole is too large: split until each item stands or fails alone.
+        const mid = Math.ceil(ops.length / 2);
+        return [...(await this.write(index, ops.slice(0, mid), opts)), ...(await this.write(index, ops.slice(mid), opts))];
+      }
+      if (err instanceof PermanentSinkError) return ops.map((op) => ({ id: op.id, status: "permanent" as const, error: err.message }));
+      throw err;
+    }
+    return bulkItemResults(ops, items);
+  }
+
+  async summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]> {
+    if (buckets.length === 0) return [];
+    const res = await this.call("summarize", opts, (r) =>
+      this.searchBody(
+        this.indexName(index),
+        {
+          size: 0,
+          track_total_hits: false,
+          query: { bool: { filter: [{ term: { [`${META_FIELD}.deleted`]: false } }] } },
+          aggs: {
+            b: {
+              range: { field: `${META_FIELD}.key`, ranges: buckets.map((b) => ({ from: b.from, to: b.to })), keyed: false },
+              aggs: { h: { sum: { field: `${META_FIELD}.hash` } }, ...(this.aggregatesVersions ? { v: { sum: { field: "_version" } } } : {}) },
+            },
+          },
+        },
+        r,
+      ),
+    );
+    const agg = (res.aggregations?.b as { buckets: { doc_count: number; h: { value: number }; v?: { value: number } }[] } | undefined)?.buckets ?? [];
+    const scanned = this.aggregatesVersions ? undefined : await this.scanVersionSums(index, buckets, opts);
+    return buckets.map((_, i) => ({
+      count: agg[i]?.doc_count ?? 0,
+      hashSum: agg[i]?.h.value ?? 0,
+      versionSum: scanned ? scanned[i]! : (agg[i]?.v?.value ?? 0),
+    }));
+  }
+
+  /** Per-bucket sums of `_version` over live documents, read page by page (ids and versions only). */
+  private async scanVersionSums(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<number[]> {
+    const sums = buckets.map(() => 0);
+    const order = buckets.map((b, i) => ({ ...b, i })).sort((a, b) => a.from - b.from);
+    const from = order[0]!.from;
+    const to = Math.max(...order.map((b) => b.to));
+    let after: unknown[] | undefined;
+    for (;;) {
+      const res = await this.call("summarize", opts, (r) =>
+        this.searchBody(
+          this.indexName(index),
+          {
+            size: LIST_PAGE,
+            version: true,
+            _source: false,
+            track_total_hits: false,
+            query: { bool: { filter: [{ term: { [`${META_FIELD}.deleted`]: false } }, { range: { [`${META_FIELD}.key`]: { gte: from, lt: to } } }] } },
+            sort: [{ [`${META_FIELD}.key`]: "asc" }],
+            ...(after ? { search_after: after } : {}),
+          },
+          r,
+        ),
+      );
+      const hits = res.hits.hits;
+      let k = 0;
+      for (const h of hits) {
+        const key = Number(h.sort?.[0]);
+        // Hits come sorted by key, so the bucket cursor only moves forward.
+        while (k < order.length && order[k]!.to <= key) k++;
+        const b = order[k];
+        if (b && key >= b.from && key < b.to) sums[b.i]! += Number(h._version ?? 0);
+      }
+      if (hits.length < LIST_PAGE) break;
+      after = hits[hits.length - 1]!.sort;
+    }
+    return sums;
+  }
+
+  async listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {
+    const out = new Map<string, DownstreamState>();
+    let after: unknown[] | undefined;
+    for (;;) {
+      const res = await this.call("listStates", opts, (r) =>
+        this.searchBody(
+          this.indexName(index),
+          {
+            size: LIST_PAGE,
+            version: true,
+            _source: [`${META_FIELD}.deleted`],
+            query: { range: { [`${META_FIELD}.key`]: { gte: range.from, lt: range.to } } },
+            sort: [{ [`${META_FIELD}.key`]: "asc" }],
+            ...(after ? { search_after: after } : {}),
+          },
+          r,
+        ),
+      );
+      const hits = res.hits.hits;
+      for (const h of hits) out.set(String(h._id), { version: Number(h._version ?? 0), deleted: (h._source as { tether?: { deleted?: boolean } } | undefined)?.tether?.deleted === true });
+      if (hits.length < LIST_PAGE) break;
+      after = hits[hits.length - 1]!.sort;
+    }
+    return out;
+  }
+
+  /** Makes recent writes visible to search and aggregations (anti-entropy, tests). */
+  async refreshIndex(index: string): Promise<void> {
+    await this.refreshNow(this.indexName(index));
+  }
+
+  /**
+   * Runs a query-DSL search (one attempt, no retries: a search caller answers or fails fast)
+   * and returns the matching ids in order and the total.
+   *
+   * @example
+   * const { ids } = await sink.searchIds("annotations", { size: 20, _source: false, query: { term: { user: "acct:ann" } } }, { timeoutMs: 2000 });
+   */
+  async searchIds(index: string, body: Record<string, unknown>, opts: { timeoutMs: number }): Promise<{ ids: string[]; total: number }> {
+    const res = await this.call("search", { timeoutMs: opts.timeoutMs, retries: 0 }, (r) => this.searchBody(this.indexName(index), body, r));
+    const total = res.hits.total;
+    return { ids: res.hits.hits.map((h) => String(h._id)), total: typeof total === "number" ? total : (total?.value ?? 0) };
+  }
+
+  /** The cluster's health colour (green, yellow, red); throws when it cannot be asked. */
+  async health(opts: { timeoutMs: number }): Promise<string> {
+    return this.call("health", { timeoutMs: opts.timeoutMs, retries: 0 }, (r) => this.clusterStatus(r));
+  }
+}

@@ -1,0 +1,184 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { entityHash, RetryableSinkError, type Sink, type SinkOperation } from "@tether/core";
+import { startFaultProxy, type FaultProxy } from "./fault-proxy.js";
+
+/** How the conformance suite reaches a sink implementation. */
+export interface SinkUnderTest {
+  /** The engine's base URL (the suite puts fault proxies in front of it). */
+  url: string;
+  /** A sink talking to `url` whose index names all start with `indexPrefix`. */
+  create(url: string, indexPrefix: string): Sink;
+  /** Removes every index whose name starts with `indexPrefix`. */
+  dropIndices(indexPrefix: string): Promise<void>;
+}
+
+const MAPPINGS = { properties: { title: { type: "text" }, count: { type: "long" } } };
+const doc = (title: string, count = 1) => ({ title, count });
+const index = (id: string, version: number, title = `v${version}`, force = false): SinkOperation => ({ kind: "index", id, version, document: doc(title), ...(force ? { force } : {}) });
+
+/**
+ * The contract every `Sink` keeps, as tests against the real engine: realtime reads, external
+ * versions, tombstones, deletes, per-item results classified (ok, conflict, retryable,
+ * permanent), whole-request failures thrown as retryable, and the read-back that `tether
+ * verify` relies on. A sink package runs it from its own tests:
+ *
+ * @example
+ * describeSinkConformance("ElasticsearchSink", {
+ *   url: inject("tetherElasticsearchUrl"),
+ *   create: (url, indexPrefix) => new ElasticsearchSink({ client: url, indexPrefix }),
+ *   dropIndices: (prefix) => dropIndicesAt(inject("tetherElasticsearchUrl"), prefix),
+ * });
+ */
+export function describeSinkConformance(name: string, target: SinkUnderTest): void {
+  describe(`${name} keeps the sink contract`, () => {
+    const prefix = `conf${randomBytes(4).toString("hex")}_`;
+    const opened: Sink[] = [];
+    const proxies: FaultProxy[] = [];
+    let sink: Sink;
+    let n = 0;
+    const open = (url = target.url) => {
+      const s = target.create(url, prefix);
+      opened.push(s);
+      return s;
+    };
+    /** A fresh, created index per test: tests do not see each other's documents. */
+    const freshIndex = async () => {
+      const name = `c${++n}`;
+      await sink.ensureIndex(name, MAPPINGS);
+      return name;
+    };
+    const proxied = async () => {
+      const proxy = await startFaultProxy({ target: target.url });
+      proxies.push(proxy);
+      return { proxy, sink: open(proxy.url) };
+    };
+
+    beforeAll(() => {
+      sink = open();
+    });
+    afterAll(async () => {
+      for (const p of proxies) await p.close();
+      for (const s of opened) await s.close?.();
+      await target.dropIndices(prefix);
+    });
+
+    it("creates its index idempotently, and reads nothing for ids it never wrote", async () => {
+      const i = await freshIndex();
+      await sink.ensureIndex(i, MAPPINGS);
+      expect((await sink.fetchStates(i, ["1", "2"])).size).toBe(0);
+      expect((await sink.fetchStates("never_created", ["1"])).size).toBe(0);
+      expect((await sink.fetchStates(i, [])).size).toBe(0);
+    });
+
+    it("reads its own writes back at once, without a refresh (realtime)", async () => {
+      const i = await freshIndex();
+      expect(await sink.write(i, [index("1", 3), index("2", 1)])).toEqual([{ id: "1", status: "ok" }, { id: "2", status: "ok" }]);
+      const states = await sink.fetchStates(i, ["1", "2", "3"]);
+      expect(Object.fromEntries(states)).toEqual({ "1": { version: 3, deleted: false }, "2": { version: 1, deleted: false } });
+    });
+
+    it("never lets an older or equal version overwrite a newer one; force rewrites an equal version only", async () => {
+      const i = await freshIndex();
+      await sink.write(i, [index("1", 5)]);
+      const [older] = await sink.write(i, [index("1", 4)]);
+      expect(older).toMatchObject({ id: "1", status: "conflict" });
+      if (older?.status === "conflict" && older.currentVersion !== undefined) expect(older.currentVersion).toBe(5);
+      expect((await sink.write(i, [index("1", 5)]))[0]!.status).toBe("conflict");
+      expect((await sink.write(i, [index("1", 5, "forced", true)]))[0]!.status).toBe("ok");
+      expect((await sink.write(i, [index("1", 4, "forced older", true)]))[0]!.status).toBe("conflict");
+      expect((await sink.write(i, [index("1", 6)]))[0]!.status).toBe("ok");
+      expect((await sink.fetchStates(i, ["1"])).get("1")).toEqual({ version: 6, deleted: false });
+    });
+
+    it("keeps a tombstone against late writes of older versions, and lets a newer version revive the entity", async () => {
+      const i = await freshIndex();
+      await sink.write(i, [index("7", 2)]);
+      expect(await sink.write(i, [{ kind: "tombstone", id: "7", version: 3 }])).toEqual([{ id: "7", status: "ok" }]);
+      expect((await sink.fetchStates(i, ["7"])).get("7")).toEqual({ version: 3, deleted: true });
+      expect((await sink.write(i, [index("7", 2, "late")]))[0]!.status).toBe("conflict");
+      expect((await sink.fetchStates(i, ["7"])).get("7")).toEqual({ version: 3, deleted: true });
+      await sink.write(i, [index("7", 4, "restored")]);
+      expect((await sink.fetchStates(i, ["7"])).get("7")).toEqual({ version: 4, deleted: false });
+    });
+
+    it("removes a document only with a version above the stored one, and takes a delete of an absent one as done", async () => {
+      const i = await freshIndex();
+      await sink.write(i, [index("1", 4), index("2", 4)]);
+      const results = await sink.write(i, [
+        { kind: "delete", id: "1", version: 5 },
+        { kind: "delete", id: "2", version: 3 },
+        { kind: "delete", id: "3", version: 1 },
+      ]);
+      expect(results.map((r) => [r.id, r.status])).toEqual([["1", "ok"], ["2", "conflict"], ["3", "ok"]]);
+      expect(Object.fromEntries(await sink.fetchStates(i, ["1", "2", "3"]))).toEqual({ "2": { version: 4, deleted: false } });
+    });
+
+    it("classifies a document its mapping refuses as permanent without failing the other items of the bulk", async () => {
+      const i = await freshIndex();
+      const results = await sink.write(i, [index("1", 1), { kind: "index", id: "2", version: 1, document: { count: "not a number" } }, index("3", 1)]);
+      expect(results.map((r) => [r.id, r.status])).toEqual([["1", "ok"], ["2", "permanent"], ["3", "ok"]]);
+      expect(results[1]).toMatchObject({ error: expect.stringContaining("400") });
+      expect([...(await sink.fetchStates(i, ["1", "2", "3"])).keys()].sort()).toEqual(["1", "3"]);
+    });
+
+    it("classifies an item missing from a 200 answer as retryable, and an item reported written but never stored shows on read-back", async () => {
+      const i = await freshIndex();
+      const { proxy, sink: lossy } = await proxied();
+      await proxy.dropBulkItems(1);
+      const results = await lossy.write(i, [index("1", 1), index("2", 1)]);
+      expect(results).toEqual([
+        { id: "1", status: "retryable", error: expect.any(String) },
+        { id: "2", status: "retryable", error: expect.any(String) },
+      ]);
+      await proxy.dropBulkItems(1, { forge: true });
+      expect((await lossy.write(i, [index("3", 1)]))[0]!.status).toBe("ok");
+      // Only reading back tells the truth.
+      expect((await sink.fetchStates(i, ["1", "2", "3"])).size).toBe(0);
+    });
+
+    it("throws a retryable error when the engine is unreachable or overloaded, for reads and writes alike", async () => {
+      const i = await freshIndex();
+      const { proxy, sink: flaky } = await proxied();
+      for (const mode of ["refuse", "503", "429"] as const) {
+        await proxy.setMode(mode);
+        await expect(flaky.fetchStates(i, ["1"], { retries: 0 })).rejects.toBeInstanceOf(RetryableSinkError);
+        await expect(flaky.write(i, [index("1", 1)], { retries: 0 })).rejects.toBeInstanceOf(RetryableSinkError);
+      }
+      await proxy.setMode("hang");
+      await expect(flaky.fetchStates(i, ["1"], { retries: 0, timeoutMs: 300 })).rejects.toBeInstanceOf(RetryableSinkError);
+      const ac = new AbortController();
+      const pending = flaky.write(i, [index("1", 1)], { signal: ac.signal, retries: 0 });
+      ac.abort(new Error("deadline"));
+      await expect(pending).rejects.toBeInstanceOf(RetryableSinkError);
+    });
+
+    it("splits a bulk the engine refuses as too large (413) until each item stands alone", async () => {
+      const i = await freshIndex();
+      const { proxy, sink: small } = await proxied();
+      await proxy.setMode({ kind: "status", status: 413 });
+      const results = await small.write(i, [index("1", 1), index("2", 1), index("3", 1)], { retries: 0 });
+      expect(results.map((r) => [r.id, r.status])).toEqual([["1", "permanent"], ["2", "permanent"], ["3", "permanent"]]);
+      // 1 whole request, then [1,2] and [3], then [1] and [2]: five attempts in all.
+      expect(proxy.stats.statuses[413]).toBe(5);
+    });
+
+    it("summarizes live documents per id bucket and lists every state in a range, tombstones included", async () => {
+      const i = await freshIndex();
+      await sink.write(i, [index("1", 2), index("2", 3), index("15", 1), { kind: "tombstone", id: "3", version: 4 }, index("25", 7)]);
+      await sink.refreshIndex?.(i);
+      const [low, high, empty] = await sink.summarize(i, [{ from: 0, to: 10 }, { from: 10, to: 30 }, { from: 30, to: 40 }]);
+      expect(low).toMatchObject({ count: 2, hashSum: entityHash("1", 2) + entityHash("2", 3) });
+      expect(high).toMatchObject({ count: 2, hashSum: entityHash("15", 1) + entityHash("25", 7) });
+      expect(empty).toMatchObject({ count: 0, hashSum: 0 });
+      if (low?.versionSum !== undefined) expect(low.versionSum).toBe(5);
+      const listed = await sink.listStates(i, { from: 0, to: 20 });
+      expect(Object.fromEntries(listed)).toEqual({
+        "1": { version: 2, deleted: false },
+        "2": { version: 3, deleted: false },
+        "3": { version: 4, deleted: true },
+        "15": { version: 1, deleted: false },
+      });
+    });
+  });
+}
