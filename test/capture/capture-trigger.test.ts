@@ -150,6 +150,18 @@ describe("the capture trigger", () => {
     expect(js.map((j) => [j.id, j.version]).sort()).toEqual([[id, "2"], [String(Number(id) + 1000), null]].sort());
   });
 
+  it("plans the job inserts without JIT, which would compile for transition tables' unknown size on every bulk statement", async () => {
+    const r = await sql<{ proname: string; proconfig: string[] | null }>`
+      SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace s ON s.oid = p.pronamespace
+      WHERE s.nspname = 'tether' AND p.proname LIKE 'tether_capture_widget%' ORDER BY p.proname`.execute(ctx.db);
+    expect(r.rows.map((x) => [x.proname, x.proconfig])).toEqual([
+      ["tether_capture_widget_bump", null],
+      ["tether_capture_widget_del", ["jit=off"]],
+      ["tether_capture_widget_ins", ["jit=off"]],
+      ["tether_capture_widget_upd", ["jit=off"]],
+    ]);
+  });
+
   it("disabling leaves no trigger and no function behind, and plain writes enqueue nothing", async () => {
     expect((await captureStatus(ctx.db, widgets)).enabled).toBe(true);
     await disableCapture(ctx.db, widgets);

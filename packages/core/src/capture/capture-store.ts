@@ -58,8 +58,14 @@ export function captureSql(collection: Collection<any>, options: CaptureOptions 
   const jobHead = `SELECT ${lit(collection.jobName)}, now() + interval '${o.graceMs} milliseconds', ${o.priority}, ${lit(o.tag)}`;
   // Due-now work wakes listening drainers on commit; grace-delayed work must not wake them early.
   const wake = o.graceMs === 0 ? `\n  IF FOUND THEN PERFORM pg_notify(${lit(WAKE_CHANNEL)}, ${lit(collection.jobName)}); END IF;` : "";
-  const fn = (name: string, body: string) =>
-    `CREATE OR REPLACE FUNCTION tether.${qi(name)}() RETURNS trigger LANGUAGE plpgsql AS $tether$\nBEGIN\n${body}\nEND\n$tether$;`;
+  // `settings` are function-level SET clauses, in force only while the function runs.
+  const fn = (name: string, body: string, settings = "") =>
+    `CREATE OR REPLACE FUNCTION tether.${qi(name)}() RETURNS trigger LANGUAGE plpgsql${settings} AS $tether$\nBEGIN\n${body}\nEND\n$tether$;`;
+  // The planner has no statistics on transition tables: it guessed 50M rows for the 100k-row
+  // join below and JIT-compiled the job insert, about a third of a second of a 100k-row
+  // statement's overhead spent compiling a plan that runs once. The job insert is a plain scan
+  // (or one join) that gains nothing from JIT.
+  const noJit = "\n  SET jit = off";
   const stmtTrigger = (name: string, event: string, referencing: string) =>
     `DROP TRIGGER IF EXISTS ${qi(name)} ON ${table};\n` +
     `CREATE TRIGGER ${qi(name)} AFTER ${event} ON ${table} REFERENCING ${referencing} FOR EACH STATEMENT\n  WHEN (${notWriter}) EXECUTE FUNCTION tether.${qi(name)}();`;
@@ -67,14 +73,17 @@ export function captureSql(collection: Collection<any>, options: CaptureOptions 
   const enable = [
     "CREATE SCHEMA IF NOT EXISTS tether;",
     fn(n.bump, `  -- One bump per change: a statement that already raised the version keeps it; a lowered one is overridden.\n  NEW.${version} := GREATEST(NEW.${version}, COALESCE(OLD.${version}, 0) + 1);\n  RETURN NEW;`),
-    fn(n.insert, `  ${jobCols}\n  ${jobHead}, jsonb_build_object('id', n.${id}::text)\n  FROM tether_new n;${wake}\n  RETURN NULL;`),
+    fn(n.insert, `  ${jobCols}\n  ${jobHead}, jsonb_build_object('id', n.${id}::text)\n  FROM tether_new n;${wake}\n  RETURN NULL;`, noJit),
     fn(
       n.update,
-      // A FULL JOIN also covers a changed primary key: the old id is a delete, the new one an insert.
-      `  ${jobCols}\n  ${jobHead}, jsonb_strip_nulls(jsonb_build_object('id', COALESCE(n.${id}, o.${id})::text,\n    'version', CASE WHEN n.${id} IS NULL THEN o.${version} + 1 END))\n` +
+      // A FULL JOIN also covers a changed primary key: the old id is a delete, the new one an
+      // insert. The CASE builds each kind's kwargs directly (no jsonb_strip_nulls pass per row).
+      `  ${jobCols}\n  ${jobHead}, CASE WHEN n.${id} IS NULL THEN jsonb_build_object('id', o.${id}::text, 'version', o.${version} + 1)\n` +
+        `    ELSE jsonb_build_object('id', n.${id}::text) END\n` +
         `  FROM tether_new n FULL JOIN tether_old o ON o.${id} = n.${id}\n  WHERE n.${id} IS NULL OR o.${id} IS NULL OR n.${version} IS DISTINCT FROM o.${version};${wake}\n  RETURN NULL;`,
+      noJit,
     ),
-    fn(n.delete, `  ${jobCols}\n  ${jobHead}, jsonb_build_object('id', o.${id}::text, 'version', o.${version} + 1)\n  FROM tether_old o;${wake}\n  RETURN NULL;`),
+    fn(n.delete, `  ${jobCols}\n  ${jobHead}, jsonb_build_object('id', o.${id}::text, 'version', o.${version} + 1)\n  FROM tether_old o;${wake}\n  RETURN NULL;`, noJit),
     `DROP TRIGGER IF EXISTS ${qi(n.bump)} ON ${table};`,
     // A statement that raised the version itself needs nothing from the function, whose call is
     // the trigger's main per-row cost: the WHEN clause (no function call) skips it.
