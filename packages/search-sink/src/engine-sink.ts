@@ -35,7 +35,7 @@ export interface MgetDoc {
   _id: string;
   found?: boolean;
   _version?: number;
-  _source?: { tether?: { deleted?: boolean } };
+  _source?: { tether?: { deleted?: boolean } } & Record<string, unknown>;
   error?: { type?: string; reason?: string | null };
 }
 
@@ -154,6 +154,19 @@ export abstract class EngineSink implements Sink {
       if (doc.found) out.set(doc._id, { version: Number(doc._version ?? 0), deleted: doc._source?.tether?.deleted === true });
     }
     return out;
+  }
+
+  /**
+   * The stored document without tether's metadata (realtime), or undefined when absent or a
+   * tombstone. Not part of the Sink contract: the admin console's trace uses it, when present,
+   * to say whether the document's content matches the row.
+   */
+  async readDocument(index: string, id: string, opts?: SinkCallOptions): Promise<Record<string, unknown> | undefined> {
+    const [doc] = await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [id], ["*"], r));
+    if (!doc?.found || !doc._source) return undefined;
+    const { [META_FIELD]: meta, ...source } = doc._source;
+    if ((meta as { deleted?: boolean } | undefined)?.deleted === true) return undefined;
+    return source;
   }
 
   async write(index: string, ops: readonly SinkOperation[], opts?: SinkCallOptions): Promise<SinkItemResult[]> {
