@@ -1,5 +1,5 @@
 import { CommanderError } from "commander";
-import { ValidationError } from "@tether/core";
+import { ConfigError, ValidationError } from "@tether/core";
 
 /** Bad invocation (missing or conflicting options): exit code 2. */
 export class UsageError extends Error {
@@ -24,7 +24,7 @@ export const EXIT_USAGE = 2;
 /** Exit code of an error thrown by a verb or by commander itself. */
 export function exitCodeOf(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
-  if (err instanceof UsageError || err instanceof ValidationError) return EXIT_USAGE;
+  if (err instanceof UsageError || err instanceof ValidationError || err instanceof ConfigError) return EXIT_USAGE;
   return EXIT_FAILURE;
 }
 

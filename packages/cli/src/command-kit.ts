@@ -13,12 +13,12 @@ export interface CommonOptions {
 export function withCommonOptions(cmd: Command): Command {
   return cmd
     .option("--json", "print one JSON document on stdout instead of text")
-    .option("--config <module>", "module exporting `collections` (and `migrations`); default: the annotations domain");
+    .option("--config <file>", "tether.config.ts to load (default: $TETHER_CONFIG, else ./tether.config.ts)");
 }
 
-/** Runs `fn` with an open context and always closes it. */
-export async function withContext<T>(opts: CommonOptions, fn: (ctx: CliContext) => Promise<T>): Promise<T> {
-  const ctx = await openCliContext(opts.config ? { config: opts.config } : {});
+/** Runs `fn` with an open context and always closes it. `checkSchema: false` skips the Postgres check (migrate). */
+export async function withContext<T>(opts: CommonOptions, fn: (ctx: CliContext) => Promise<T>, extra: { checkSchema?: boolean } = {}): Promise<T> {
+  const ctx = await openCliContext({ ...(opts.config ? { config: opts.config } : {}), ...extra });
   try {
     return await fn(ctx);
   } finally {

@@ -1,10 +1,12 @@
 /** The CLI's environment, read once. Only DATABASE_URL is required, and only by verbs that need it. */
 export interface CliEnv {
   DATABASE_URL: string | undefined;
-  /** Default http://127.0.0.1:9200. */
-  ELASTICSEARCH_URL: string;
+  /** Handed to the config's sink factory; unset leaves the choice to it (elasticsearch(): http://127.0.0.1:9200). */
+  ELASTICSEARCH_URL: string | undefined;
   /** Default "". */
   TETHER_INDEX_PREFIX: string;
+  /** The config file when --config is not given. Default: ./tether.config.ts. */
+  TETHER_CONFIG: string | undefined;
   /** pino level of diagnostics on stderr. Default "warn". */
   LOG_LEVEL: string;
 }
@@ -12,8 +14,9 @@ export interface CliEnv {
 export function loadCliEnv(source: NodeJS.ProcessEnv = process.env): CliEnv {
   return {
     DATABASE_URL: source.DATABASE_URL || undefined,
-    ELASTICSEARCH_URL: source.ELASTICSEARCH_URL || "http://127.0.0.1:9200",
+    ELASTICSEARCH_URL: source.ELASTICSEARCH_URL || undefined,
     TETHER_INDEX_PREFIX: source.TETHER_INDEX_PREFIX ?? "",
+    TETHER_CONFIG: source.TETHER_CONFIG || undefined,
     LOG_LEVEL: source.LOG_LEVEL || "warn",
   };
 }

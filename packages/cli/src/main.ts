@@ -6,8 +6,10 @@
  *   node --conditions=source --import tsx packages/cli/src/main.ts <verb> [options]
  * Built: `pnpm build`, then `node packages/cli/dist/main.js <verb>` (the package's `tether` bin).
  *
- * Env: DATABASE_URL (required), ELASTICSEARCH_URL (default http://127.0.0.1:9200),
- * TETHER_INDEX_PREFIX (default ""), LOG_LEVEL (diagnostics on stderr, default warn).
+ * Every verb loads tether.config.ts (`--config <file>`, else TETHER_CONFIG, else
+ * ./tether.config.ts): the collections, the sink and the options.
+ * Env: DATABASE_URL (required), ELASTICSEARCH_URL and TETHER_INDEX_PREFIX (handed to the config's
+ * sink factory), LOG_LEVEL (diagnostics on stderr, default warn).
  * Exit codes: 0 ok, 1 the verb failed, 2 bad usage.
  *
  * Each verb lives in ./commands/<verb>.ts and is registered below with one line.

@@ -56,3 +56,4 @@ export * from "./adopt/adopt.js";
 export * from "./wake/wake-store.js";
 export * from "./wake/wake-listener.js";
 export * from "./adopt/adopt-migrations.js";
+export * from "./config/index.js";

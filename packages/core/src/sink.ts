@@ -74,4 +74,6 @@ export interface Sink {
   summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]>;
   /** Every document state with an id in [from, to). */
   listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>>;
+  /** Releases connections; processes that built the sink from their config call it at exit. */
+  close?(): Promise<void>;
 }

@@ -2,3 +2,4 @@
 export * from "./classify-error.js";
 export * from "./document-meta.js";
 export * from "./elasticsearch-sink.js";
+export * from "./elasticsearch-factory.js";

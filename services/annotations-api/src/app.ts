@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import type pino from "pino";
-import { createWriter, type Sink } from "@tether/core";
+import { annotations } from "@tether/annotations";
+import { createWriter, type Collection, type Sink } from "@tether/core";
 import type { ElasticsearchSink } from "@tether/elasticsearch";
 import { apiMetrics } from "./api-metrics.js";
 import { errorContract, errorContractServerOptions } from "@tether/service-kit";
@@ -19,6 +20,8 @@ export interface BuildAppOptions {
    * Elasticsearch sink. (Tests point the writer at a dead node and keep search on a live one.)
    */
   searchSink?: ElasticsearchSink;
+  /** Collections the admin routes act on (tether.config.ts's). Default: the annotations collection. */
+  collections?: readonly Collection<any>[];
   /** Bearer token of the admin routes. Default: none, and admin routes answer 503. */
   adminToken?: string;
   /** Default: no logging. */
@@ -74,7 +77,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   await app.register(annotationRoutes, { db: opts.db, writer });
   await app.register(searchRoutes, { db: opts.db, search, timeoutMs: opts.searchTimeoutMs ?? 5_000 });
-  await app.register(adminRoutes, { db: opts.db, adminToken: opts.adminToken, alertThresholds: opts.alertThresholds });
+  await app.register(adminRoutes, { db: opts.db, collections: opts.collections ?? [annotations], adminToken: opts.adminToken, alertThresholds: opts.alertThresholds });
   await app.register(healthRoutes, { db: opts.db, search, metrics });
   await app.ready();
   return app;

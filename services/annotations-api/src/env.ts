@@ -8,6 +8,8 @@ export interface ApiEnv {
   PORT: number;
   /** Admin routes answer 401 without `Authorization: Bearer <token>`; unset disables them (503). */
   TETHER_ADMIN_TOKEN: string | undefined;
+  /** tether.config.ts of the admin routes. Default: ./tether.config.ts. */
+  TETHER_CONFIG: string | undefined;
   /** Prepended to every Elasticsearch index name. Default "". */
   TETHER_INDEX_PREFIX: string;
   /** Default 500. */
@@ -28,6 +30,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     ELASTICSEARCH_URL: url({ desc: "Elasticsearch node URL" }),
     PORT: listenPort({ default: 3000 }),
     TETHER_ADMIN_TOKEN: str({ default: undefined }),
+    TETHER_CONFIG: str({ default: undefined }),
     TETHER_INDEX_PREFIX: str({ default: "" }),
     TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
     TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
@@ -40,6 +43,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
     PORT: env.PORT,
     TETHER_ADMIN_TOKEN: env.TETHER_ADMIN_TOKEN === "" ? undefined : env.TETHER_ADMIN_TOKEN,
+    TETHER_CONFIG: env.TETHER_CONFIG || undefined,
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
     TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     TETHER_GRACE_MS: env.TETHER_GRACE_MS,

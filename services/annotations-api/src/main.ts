@@ -1,8 +1,10 @@
 /**
- * The annotation API process: env → Postgres (migrated) → Elasticsearch sink → app → listen.
+ * The annotation API process: env + tether.config.ts → Postgres (migrated, config checked) →
+ * Elasticsearch sink → app → listen. The admin routes act on the config's collections and
+ * evaluate its alert thresholds; the config comes from TETHER_CONFIG, else ./tether.config.ts.
  * Run from the repo: `node --conditions=source --import tsx services/annotations-api/src/main.ts`.
  */
-import { createDb, migrate } from "@tether/core";
+import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate } from "@tether/core";
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { buildApp } from "./app.js";
@@ -13,12 +15,24 @@ const env = loadEnv();
 const logger = createLogger({ service: "annotations-api", level: env.LOG_LEVEL });
 const tracing = startTracing(env.OTEL_TRACES_EXPORTER);
 logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), elasticsearchUrl: maskUrl(env.ELASTICSEARCH_URL), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
+function stopOnConfigError(err: unknown): never {
+  if (!(err instanceof ConfigError)) throw err;
+  logger.fatal({ file: err.file, field: err.field, err: err.message }, "invalid config");
+  process.stderr.write(`annotations-api: ${err.message}\n`);
+  process.exit(1);
+}
+const loaded = await loadConfig({ path: env.TETHER_CONFIG }).catch(stopOnConfigError);
 
 // A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70.
 await startService(logger, async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
   const sink = new ElasticsearchSink({ client: env.ELASTICSEARCH_URL, indexPrefix: env.TETHER_INDEX_PREFIX });
-  await migrate(db, [annotationMigrations]);
+  // This service owns the annotation table whatever the config lists; then the config's own sets.
+  await migrate(db, [annotationMigrations, ...(loaded.config.migrations ?? []).filter((m) => m.namespace !== annotationMigrations.namespace)]);
+  await checkConfigSchema(db, loaded).catch(async (err: unknown) => {
+    await db.destroy();
+    stopOnConfigError(err);
+  });
   try {
     await sink.ensureIndex(annotations.index, annotations.mappings);
   } catch (err) {
@@ -29,6 +43,8 @@ await startService(logger, async () => {
     db,
     sink,
     logger,
+    collections: loaded.config.collections,
+    ...(loaded.config.options?.alerts ? { alertThresholds: loaded.config.options.alerts } : {}),
     ...(env.TETHER_ADMIN_TOKEN ? { adminToken: env.TETHER_ADMIN_TOKEN } : {}),
     directSyncTimeoutMs: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     graceMs: env.TETHER_GRACE_MS,

@@ -1,14 +1,15 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
-import { annotations } from "@tether/annotations";
 import { sendErrorBody } from "@tether/service-kit";
-import { enqueueReindex, evaluateAlerts, queueStats, type AlertThresholds, type ReindexRequest } from "@tether/core";
+import { enqueueReindex, evaluateAlerts, queueStats, ValidationError, type AlertThresholds, type Collection, type ReindexRequest } from "@tether/core";
 
 export type AlertThresholdOverrides = AlertThresholds | undefined;
 
 export interface AdminRouteDeps {
   db: Kysely<any>;
+  /** The collections of tether.config.ts that `POST /admin/reindex` may target (by `collection`). */
+  collections: readonly Collection<any>[];
   /** Bearer token; undefined disables every admin route (503). */
   adminToken: string | undefined;
   alertThresholds: AlertThresholdOverrides;
@@ -22,6 +23,7 @@ const reindexBodySchema = {
   additionalProperties: false,
   required: ["scope"],
   properties: {
+    collection: { type: "string", minLength: 1, maxLength: 64 },
     scope: { type: "string", minLength: 1, maxLength: 64 },
     value: { type: "string", minLength: 1, maxLength: 1024 },
     from: { type: "string", minLength: 1, maxLength: 64 },
@@ -41,6 +43,7 @@ const reindexBodySchema = {
 } as const;
 
 interface ReindexBody {
+  collection?: string;
   scope: string;
   value?: string;
   from?: string;
@@ -54,7 +57,13 @@ interface ReindexBody {
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
 /** Admin routes, behind `Authorization: Bearer $TETHER_ADMIN_TOKEN` (constant-time compare). */
-export async function adminRoutes(app: FastifyInstance, { db, adminToken, alertThresholds }: AdminRouteDeps): Promise<void> {
+export async function adminRoutes(app: FastifyInstance, { db, collections, adminToken, alertThresholds }: AdminRouteDeps): Promise<void> {
+  // The target of a re-index: `collection` names one of the config's, else the only one there is.
+  const pick = (name: string | undefined): Collection<any> => {
+    const found = name === undefined ? (collections.length === 1 ? collections[0] : undefined) : collections.find((c) => c.name === name);
+    if (found) return found;
+    throw new ValidationError("collection", name === undefined ? `required: one of ${collections.map((c) => c.name).join(", ")}` : `unknown collection "${name}"`);
+  };
   const expected = adminToken === undefined ? undefined : digest(adminToken);
   app.addHook("onRequest", async (request, reply) => {
     if (!expected) {
@@ -88,7 +97,7 @@ export async function adminRoutes(app: FastifyInstance, { db, adminToken, alertT
       ...(b.priority !== undefined ? { priority: b.priority } : {}),
       ...(b.tag !== undefined ? { tag: b.tag } : {}),
     };
-    return enqueueReindex(db, annotations, req);
+    return enqueueReindex(db, pick(b.collection), req);
   });
 
   /** Counts by name, tag and priority; due, future, expired, parked; oldest due age; paused lanes. */
