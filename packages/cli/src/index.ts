@@ -1,4 +1,9 @@
-/** @tether/cli — the `tether` operator CLI; the pieces verbs share, for verbs added elsewhere. */
+/**
+ * @tether/cli — the `tether` operator CLI; the pieces verbs share, for verbs added elsewhere.
+ *
+ * @packageDocumentation
+ * @module @tether/cli
+ */
 export { openCliContext, type CliContext, type CliContextOptions } from "./cli-context.js";
 export { CommandFailedError, UsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeOf } from "./cli-errors.js";
 export { intOption, listOption, output, pickCollection, table, withCommonOptions, withContext, type CommonOptions } from "./command-kit.js";

@@ -13,6 +13,9 @@
  * Layout: write/ (the write path, re-index), drain/ (the drainer), verify/ (the matrix and
  * anti-entropy), ops/ (queue read model, alerts, maintenance, dead letters, metrics), store/
  * (every SQL statement, one module per table), migrations/.
+ *
+ * @packageDocumentation
+ * @module @tether/core
  */
 export * from "./collection.js";
 export * from "./create-db.js";

@@ -1,4 +1,9 @@
-/** @tether/elasticsearch — the Elasticsearch sink for @tether/core. */
+/**
+ * @tether/elasticsearch — the Elasticsearch sink for @tether/core.
+ *
+ * @packageDocumentation
+ * @module @tether/elasticsearch
+ */
 export * from "./classify-error.js";
 export * from "./document-meta.js";
 export * from "./elasticsearch-sink.js";

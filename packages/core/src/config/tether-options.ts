@@ -16,7 +16,7 @@ export const TetherOptionsSchema = strict({
       directSyncTimeoutMs: ms("Timeout of the direct sync after COMMIT. Default 500."),
       graceMs: Type.Optional(Type.Integer({ minimum: 0, description: "Delay before the drainer may take a write's job. Default 60000." })),
       tag: Type.Optional(Type.String({ minLength: 1, description: "Tag of live write jobs. Default \"live\"." })),
-      priority: Type.Optional(Type.Integer({ description: "Priority of live write jobs (lower runs first). Default 0." })),
+      priority: Type.Optional(Type.Integer({ description: "Priority of live write jobs (lower runs first). Default 1." })),
     }),
   ),
   drainer: Type.Optional(
