@@ -60,3 +60,4 @@ export * from "./wake/wake-store.js";
 export * from "./wake/wake-listener.js";
 export * from "./adopt/adopt-migrations.js";
 export * from "./config/index.js";
+export * from "./typed-collection.js";
