@@ -98,7 +98,7 @@ describe("the published packages, packed and installed into a project outside th
     expect(manifest.private).toBeUndefined();
     expect(JSON.stringify(manifest.exports)).not.toContain("source");
     expect(readdirSync(join(app, "node_modules/@tether/core")).sort()).toEqual(["LICENSE", "README.md", "dist", "package.json"]);
-    for (const deep of ["@tether/core/src/index.ts", "@tether/core/dist/drainer.js"]) {
+    for (const deep of ["@tether/core/src/index.ts", "@tether/core/dist/drain/drainer.js"]) {
       const r = await run("node", ["--input-type=module", "-e", `await import(${JSON.stringify(deep)})`], app);
       expect(r.code, deep).not.toBe(0);
       expect(r.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED");

@@ -90,6 +90,15 @@ function validateCallOptions(opts: WriteCallOptions | undefined): void {
 /**
  * Builds the write path. Every write takes a Kysely instance or the caller's transaction: with
  * a transaction, the caller owns COMMIT and calls `syncNow` afterwards.
+ *
+ * @example
+ * const writer = createWriter({ sink, directSyncTimeoutMs: 300 });
+ * const { row } = await writer.createWithJob(db, products, { name: "Teapot", price_cents: 2450 });
+ *
+ * @example
+ * // Inside your own transaction: the row and its job commit with the rest of your work.
+ * const result = await db.transaction().execute((trx) => writer.updateWithJob(trx, products, id, { price_cents: 1990 }));
+ * await writer.syncNow(products, result.changes);
  */
 export function createWriter(options: WriterOptions = {}): Writer {
   const logger = options.logger ?? silentLogger;
