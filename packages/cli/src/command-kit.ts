@@ -17,17 +17,20 @@ export function withCommonOptions(cmd: Command): Command {
 }
 
 /**
- * Runs `fn` with an open context and always closes it. Unless `checkSchema` is false (migrate),
+ * Runs `fn` with an open context and always closes it. Unless `tetherSchema` is false (migrate),
  * checks first that tether's schema exists, so a fresh database is told to migrate instead of
- * failing on a missing table somewhere deep in the verb, then checks the config against Postgres.
+ * failing on a missing table somewhere deep in the verb; unless `checkSchema` is false (migrate,
+ * adopt, capture), then checks the config's tables and columns against Postgres.
  */
-export async function withContext<T>(opts: CommonOptions, fn: (ctx: CliContext) => Promise<T>, extra: { checkSchema?: boolean } = {}): Promise<T> {
+export async function withContext<T>(
+  opts: CommonOptions,
+  fn: (ctx: CliContext) => Promise<T>,
+  extra: { checkSchema?: boolean; tetherSchema?: boolean } = {},
+): Promise<T> {
   const ctx = await openCliContext({ ...(opts.config ? { config: opts.config } : {}), checkSchema: false });
   try {
-    if (extra.checkSchema !== false) {
-      if (!(await jobTableExists(ctx.db))) throw new SchemaMissingError();
-      await checkConfigSchema(ctx.db, ctx.config);
-    }
+    if (extra.tetherSchema !== false && !(await jobTableExists(ctx.db))) throw new SchemaMissingError();
+    if (extra.checkSchema !== false) await checkConfigSchema(ctx.db, ctx.config);
     return await fn(ctx);
   } finally {
     await ctx.close();

@@ -14,7 +14,7 @@ export function registerMigrate(program: Command): void {
           await checkConfigSchema(ctx.db, ctx.config);
           return applied;
         },
-        { checkSchema: false },
+        { checkSchema: false, tetherSchema: false },
       );
       output(opts, result, () =>
         result.applied.length === 0
