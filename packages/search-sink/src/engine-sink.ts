@@ -156,6 +156,19 @@ export abstract class EngineSink implements Sink {
     return out;
   }
 
+  /**
+   * The stored document without tether's metadata (realtime), or undefined when absent or a
+   * tombstone. Not part of the Sink contract: the admin console's trace uses it, when present,
+   * to say whether the document's content matches the row.
+   */
+  async readDocument(index: string, id: string, opts?: SinkCallOptions): Promise<Record<string, unknown> | undefined> {
+    const [doc] = await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [id], ["*"], r));
+    if (!doc?.found || !doc._source) return undefined;
+    const { [META_FIELD]: meta, ...source } = doc._source as Record<string, unknown>;
+    if ((meta as { deleted?: boolean } | undefined)?.deleted === true) return undefined;
+    return source;
+  }
+
   async write(index: string, ops: readonly SinkOperation[], opts?: SinkCallOptions): Promise<SinkItemResult[]> {
     if (ops.length === 0) return [];
     const target = this.indexName(index);
