@@ -12,6 +12,7 @@ const scratchSources = fileURLToPath(new URL("./scratch-app/", import.meta.url))
 /** The published packages, by workspace folder. */
 const PACKAGES = {
   "@tether/core": "packages/core",
+  "@tether/search-sink": "packages/search-sink",
   "@tether/elasticsearch": "packages/elasticsearch",
   "@tether/service-kit": "packages/service-kit",
   "@tether/cli": "packages/cli",
