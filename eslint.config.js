@@ -16,7 +16,7 @@ const sourceFiles = ["packages/*/src/**/*.ts", "services/*/src/**/*.ts"];
 const storeFiles = ["**/*-store.ts", "packages/core/src/store/**", "**/migrations/**", "**/*-migrations.ts", "packages/testkit/**"];
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/web-dist/**", "**/node_modules/**", "**/.cache/**", "**/.turbo/**"] },
+  { ignores: ["**/dist/**", "**/web-dist/**", "docs/api/**", "**/node_modules/**", "**/.cache/**", "**/.turbo/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -38,7 +38,8 @@ export default tseslint.config(
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly" } },
   },
   {
-    files: ["services/*/src/env.ts", "scripts/**", "packages/testkit/**", "packages/cli/src/env.ts", "test/**", "vitest.config.ts", "**/test/**"],
+    // An application's tether.config.ts is its own code and may pick by environment (TETHER_SINK).
+    files: ["services/*/src/env.ts", "tether.config.ts", "scripts/**", "packages/testkit/**", "packages/cli/src/env.ts", "docs/examples/**", "test/**", "vitest.config.ts", "**/test/**"],
     rules: { "no-restricted-syntax": "off" }
   }
 );

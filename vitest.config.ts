@@ -5,6 +5,8 @@ const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
 // Tests run the TypeScript sources of workspace packages directly: no build step before `pnpm test`.
 const alias = {
+  // The subpath first: an alias matches by prefix.
+  "@tether/core/internal": src("./packages/core/src/internal.ts"),
   "@tether/core": src("./packages/core/src/index.ts"),
   "@tether/elasticsearch": src("./packages/elasticsearch/src/index.ts"),
   "@tether/opensearch": src("./packages/opensearch/src/index.ts"),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { claimJobs, Drainer, insertJobs, pauseName, resumeName, defineCollection } from "@tether/core";
+import { claimJobs, Drainer, insertJobs, pauseName, resumeName, defineCollection } from "@tether/core/internal";
 import { createWidgetContext, widgets, type WidgetContext, type WidgetRow } from "../support/widgets.js";
 
 describe("claiming jobs", () => {

@@ -1,7 +1,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { Drainer, insertJobs } from "@tether/core";
+import { Drainer, insertJobs } from "@tether/core/internal";
 import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
 
 describe("the drain deadline", () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { Drainer, insertJobs, type Sink, type SinkOperation } from "@tether/core";
+import { Drainer, insertJobs, type Sink, type SinkOperation } from "@tether/core/internal";
 import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
 
 /** Counts the operations the drainer sends downstream, passing them through to the real sink. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { entityHash, entityHashSql } from "@tether/core";
+import { entityHash, entityHashSql } from "@tether/core/internal";
 import { createTestContext, type TestContext } from "@tether/testkit";
 
 describe("the entity hash", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWriter, databaseNow, Drainer, enqueueReindex, evaluateAlerts, type AlertThresholds } from "@tether/core";
+import { createWriter, databaseNow, Drainer, enqueueReindex, evaluateAlerts, type AlertThresholds } from "@tether/core/internal";
 import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
 import { alertOf, later } from "./alert-report.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { createWriter, databaseNow, defineCollection, Drainer, evaluateAlerts, retryDeadJobs, type AlertThresholds, type DrainResult } from "@tether/core";
+import { createWriter, databaseNow, defineCollection, Drainer, evaluateAlerts, retryDeadJobs, type AlertThresholds, type DrainResult } from "@tether/core/internal";
 import { createWidgetContext, widgets, type WidgetContext, type WidgetRow } from "../support/widgets.js";
 import { alertOf, later } from "./alert-report.js";
 

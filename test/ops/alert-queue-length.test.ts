@@ -10,7 +10,7 @@ import {
   resumeName,
   runMaintenance,
   type AlertThresholds,
-} from "@tether/core";
+} from "@tether/core/internal";
 import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
 import { alertOf, later } from "./alert-report.js";
 

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWriter, Drainer, insertJobs, migrate, pausedNames } from "@tether/core";
+import { createWriter, Drainer, insertJobs, migrate, pausedNames } from "@tether/core/internal";
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { createTestContext, type TestContext } from "@tether/testkit";
 

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWriter, Drainer, enqueueReindex, listEntityEvents, runMaintenance } from "@tether/core";
+import { createWriter, Drainer, enqueueReindex, listEntityEvents, runMaintenance } from "@tether/core/internal";
 import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
 
 describe("the per-entity event log behind the console's trace", () => {

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWriter, databaseNow, latestQueueSample, MAINTENANCE_LOCK, runMaintenance } from "@tether/core";
+import { createWriter, databaseNow, latestQueueSample, MAINTENANCE_LOCK, runMaintenance } from "@tether/core/internal";
 import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
 import { later } from "./alert-report.js";
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertJobs } from "@tether/core";
+import { insertJobs } from "@tether/core/internal";
 import { createTestContext, waitFor, type TestContext } from "@tether/testkit";
 import { spawnDrainer, type DrainerProcess } from "../../services/drainer/test/drainer-process.js";
 

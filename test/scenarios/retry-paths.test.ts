@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { defineCollection, Drainer, insertJobs, type DrainResult } from "@tether/core";
+import { defineCollection, Drainer, insertJobs, type DrainResult } from "@tether/core/internal";
 import type { ElasticsearchSink } from "@tether/elasticsearch";
 import { startFaultProxy, type FaultProxy, type TestContext } from "@tether/testkit";
 import { annotations, createAnnotationContext, insertRawAnnotations } from "./support/annotation-context.js";

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createWriter, Drainer, enqueueReindex, notifyWake, retryDeadJobs, type DrainResult, type PassReason } from "@tether/core";
+import { createWriter, Drainer, enqueueReindex, notifyWake, retryDeadJobs, type DrainResult, type PassReason } from "@tether/core/internal";
 import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
 
 type Event = { kind: "pass"; reason: PassReason } | { kind: "wake"; source: string; payload: string } | { kind: "batch"; claimed: number };

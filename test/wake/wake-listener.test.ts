@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enableCapture, expediteJobs, notifyWake, WakeListener } from "@tether/core";
+import { enableCapture, expediteJobs, notifyWake, WakeListener } from "@tether/core/internal";
 import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
 
 describe("the wake-up listener", () => {

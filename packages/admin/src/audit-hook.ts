@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
-import { insertAudit } from "@tether/core";
+import { insertAudit } from "@tether/core/internal";
 import type { AdminLogger } from "./admin-options.js";
 
 const MAX_LIST = 50;

@@ -12,7 +12,7 @@ import {
   type EntityEvent,
   type QueuedJob,
   type Sink,
-} from "@tether/core";
+} from "@tether/core/internal";
 import type { Kysely } from "kysely";
 import type { Static } from "typebox";
 import type { TraceVerdictSchema } from "./schemas/trace-verdict-schema.js";

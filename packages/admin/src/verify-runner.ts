@@ -7,7 +7,7 @@ import {
   verifyCollection,
   type Collection,
   type VerifyRunRow,
-} from "@tether/core";
+} from "@tether/core/internal";
 import type { ResolvedAdminOptions } from "./admin-options.js";
 
 /** Drifted ids kept per kind for a run's result list. */

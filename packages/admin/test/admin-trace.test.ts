@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { annotations } from "@tether/annotations";
-import { Drainer, DrainerHeartbeat } from "@tether/core";
+import { Drainer, DrainerHeartbeat } from "@tether/core/internal";
 import { asOperator, asViewer, createAdminTestApp, type AdminTestApp } from "./support/admin-test-app.js";
 
 describe("tracing entities, verify runs, drainers and the overview", () => {

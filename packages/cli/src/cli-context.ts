@@ -1,57 +1,50 @@
-import { isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Kysely } from "kysely";
 import pino from "pino";
-import { createDb, type Collection, type Logger, type MigrationSet } from "@tether/core";
-import type { EngineSink } from "@tether/search-sink";
-import { createSink, sinkSetting } from "@tether/service-kit";
+import {
+  checkConfigSchema,
+  createDb,
+  loadConfig,
+  type Collection,
+  type LoadedConfig,
+  type Logger,
+  type MigrationSet,
+  type Sink,
+  type TetherOptions,
+} from "@tether/core";
+import { sinkSetting } from "@tether/service-kit";
 import { UsageError } from "./cli-errors.js";
 import { loadCliEnv } from "./env.js";
 
 export interface CliContext {
   db: Kysely<any>;
-  /** The sink TETHER_SINK names (Elasticsearch by default, or OpenSearch). */
-  sink: EngineSink;
-  collections: Collection<any>[];
+  /** Built by the config's sink factory with the URL of the engine TETHER_SINK names and TETHER_INDEX_PREFIX. */
+  sink: Sink;
+  collections: readonly Collection<any>[];
   /** Application migrations applied after tether's own by `tether migrate`. */
-  migrations: MigrationSet[];
+  migrations: readonly MigrationSet[];
+  /** The config's `options` block ({} when it has none). */
+  options: TetherOptions;
+  /** The loaded config and the file it came from (for messages that name it). */
+  config: LoadedConfig;
   logger: Logger;
   close(): Promise<void>;
 }
 
 export interface CliContextOptions {
-  /** A JS/TS module exporting `collections` (and optionally `migrations`). Default: @tether/annotations. */
+  /** The config file (`--config`). Default: TETHER_CONFIG, else ./tether.config.ts. */
   config?: string;
-}
-
-interface ConfigModule {
-  collections?: unknown;
-  migrations?: unknown;
-}
-
-async function loadConfig(config: string | undefined): Promise<{ collections: Collection<any>[]; migrations: MigrationSet[] }> {
-  if (!config) {
-    const { annotations, annotationMigrations } = await import("@tether/annotations");
-    return { collections: [annotations], migrations: [annotationMigrations] };
-  }
-  const url = pathToFileURL(isAbsolute(config) ? config : resolve(process.cwd(), config)).href;
-  let mod: ConfigModule;
-  try {
-    mod = (await import(url)) as ConfigModule;
-  } catch (err) {
-    throw new UsageError(`cannot load --config ${config}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  const collections = mod.collections;
-  if (!Array.isArray(collections) || collections.length === 0) throw new UsageError(`--config ${config} must export a non-empty "collections" array`);
-  const migrations = mod.migrations ?? [];
-  if (!Array.isArray(migrations)) throw new UsageError(`--config ${config}: "migrations" must be an array of migration sets`);
-  return { collections: collections as Collection<any>[], migrations: migrations as MigrationSet[] };
+  /**
+   * Check the config's tables and columns against Postgres before the verb runs. Default true;
+   * `tether migrate` checks after migrating instead, since it creates them.
+   */
+  checkSchema?: boolean;
 }
 
 /**
- * Opens what a verb needs from the environment (DATABASE_URL, TETHER_SINK and ELASTICSEARCH_URL
- * or OPENSEARCH_URL, TETHER_INDEX_PREFIX) and the collections of `--config` (default: the annotations domain).
- * Nothing connects until first used; `close()` releases the pool and the client.
+ * Opens what a verb needs: the config (`--config`, TETHER_CONFIG or ./tether.config.ts), checked
+ * against Postgres, a pool on DATABASE_URL and the config's sink, handed the URL of the engine
+ * TETHER_SINK names (ELASTICSEARCH_URL or OPENSEARCH_URL). The pool connects on first use;
+ * `close()` releases the pool and the sink. A config error throws `ConfigError`.
  *
  * @example
  * const ctx = await openCliContext({ config: opts.config });
@@ -59,25 +52,36 @@ async function loadConfig(config: string | undefined): Promise<{ collections: Co
  */
 export async function openCliContext(opts: CliContextOptions = {}): Promise<CliContext> {
   const env = loadCliEnv();
+  const loaded = await loadConfig({ path: opts.config ?? env.TETHER_CONFIG });
   if (!env.DATABASE_URL) throw new UsageError("DATABASE_URL is not set");
-  const { collections, migrations } = await loadConfig(opts.config);
+  const { config } = loaded;
   const logger = pino({ level: env.LOG_LEVEL, base: { service: "tether-cli" } }, pino.destination(2));
   const db = createDb({ connectionString: env.DATABASE_URL, max: 4, applicationName: "tether-cli" });
   let setting;
   try {
     setting = sinkSetting(env);
   } catch (err) {
+    await db.destroy();
     throw new UsageError((err as Error).message);
   }
-  const sink = await createSink(setting, { indexPrefix: env.TETHER_INDEX_PREFIX });
+  const sink = config.sink({ url: setting.url, indexPrefix: env.TETHER_INDEX_PREFIX });
+  const close = async () => {
+    await Promise.allSettled([db.destroy(), sink.close?.()]);
+  };
+  try {
+    if (opts.checkSchema !== false) await checkConfigSchema(db, loaded);
+  } catch (err) {
+    await close();
+    throw err;
+  }
   return {
     db,
     sink,
-    collections,
-    migrations,
+    collections: config.collections,
+    migrations: config.migrations ?? [],
+    options: config.options ?? {},
+    config: loaded,
     logger,
-    async close() {
-      await Promise.allSettled([db.destroy(), sink.close()]);
-    },
+    close,
   };
 }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { jobTableExists, type Collection } from "@tether/core";
+import { checkConfigSchema, jobTableExists, type Collection } from "@tether/core/internal";
 import { openCliContext, type CliContext } from "./cli-context.js";
 import { SchemaMissingError, UsageError } from "./cli-errors.js";
 
@@ -13,18 +13,24 @@ export interface CommonOptions {
 export function withCommonOptions(cmd: Command): Command {
   return cmd
     .option("--json", "print one JSON document on stdout instead of text")
-    .option("--config <module>", "module exporting `collections` (and `migrations`); default: the annotations domain");
+    .option("--config <file>", "tether.config.ts to load (default: $TETHER_CONFIG, else ./tether.config.ts)");
 }
 
 /**
- * Runs `fn` with an open context and always closes it. Unless `needsSchema` is false (migrate),
+ * Runs `fn` with an open context and always closes it. Unless `tetherSchema` is false (migrate),
  * checks first that tether's schema exists, so a fresh database is told to migrate instead of
- * failing on a missing table somewhere deep in the verb.
+ * failing on a missing table somewhere deep in the verb; unless `checkSchema` is false (migrate,
+ * adopt, capture), then checks the config's tables and columns against Postgres.
  */
-export async function withContext<T>(opts: CommonOptions, fn: (ctx: CliContext) => Promise<T>, needsSchema = true): Promise<T> {
-  const ctx = await openCliContext(opts.config ? { config: opts.config } : {});
+export async function withContext<T>(
+  opts: CommonOptions,
+  fn: (ctx: CliContext) => Promise<T>,
+  extra: { checkSchema?: boolean; tetherSchema?: boolean } = {},
+): Promise<T> {
+  const ctx = await openCliContext({ ...(opts.config ? { config: opts.config } : {}), checkSchema: false });
   try {
-    if (needsSchema && !(await jobTableExists(ctx.db))) throw new SchemaMissingError();
+    if (extra.tetherSchema !== false && !(await jobTableExists(ctx.db))) throw new SchemaMissingError();
+    if (extra.checkSchema !== false) await checkConfigSchema(ctx.db, ctx.config);
     return await fn(ctx);
   } finally {
     await ctx.close();

@@ -1,5 +1,6 @@
 import { CommanderError } from "commander";
-import { PG_CONNECTION_EXCEPTION_CLASS, PgErrorCode, pgErrorCode, PermanentSinkError, RetryableSinkError, ValidationError } from "@tether/core";
+import { ConfigError, ValidationError } from "@tether/core";
+import { PG_CONNECTION_EXCEPTION_CLASS, PgErrorCode, pgErrorCode, PermanentSinkError, RetryableSinkError } from "@tether/core/internal";
 import { maskUrl, scrubSecrets } from "@tether/service-kit";
 import { CommandFailedError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, SchemaMissingError, UsageError } from "./cli-errors.js";
 
@@ -64,7 +65,7 @@ function schemaMissing(err: unknown): boolean {
 /** Classifies an error thrown by a verb (or by commander) into what the operator is told. */
 export function describeCliError(err: unknown, targets: CliTargets): CliErrorReport {
   if (err instanceof CommanderError) return { code: "usage", message: err.message, exitCode: err.exitCode === 0 ? EXIT_OK : EXIT_USAGE };
-  if (err instanceof UsageError || err instanceof ValidationError) return { code: "usage", message: messageOf(err), exitCode: EXIT_USAGE };
+  if (err instanceof UsageError || err instanceof ValidationError || err instanceof ConfigError) return { code: "usage", message: messageOf(err), exitCode: EXIT_USAGE };
   const pg = targets.databaseUrl ? maskUrl(targets.databaseUrl) : "DATABASE_URL";
   const es = targets.elasticsearchUrl ? maskUrl(targets.elasticsearchUrl) : "ELASTICSEARCH_URL";
   if (schemaMissing(err)) return { code: "schema_missing", message: `the tether schema is missing in Postgres at ${pg}: run \`tether migrate\` first`, exitCode: EXIT_FAILURE };

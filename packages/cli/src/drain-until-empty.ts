@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { backoffDelay, commonLastErrors, emptyCounts, msUntilNextDue, pausedNames, queueStats, type DrainCounts, type Drainer, type DrainResult } from "@tether/core";
+import { backoffDelay, commonLastErrors, emptyCounts, msUntilNextDue, pausedNames, queueStats, type DrainCounts, type Drainer, type DrainResult } from "@tether/core/internal";
 
 /** Why `drain --until-empty` stopped. */
 export type UntilEmptyStop =

@@ -9,6 +9,8 @@ export interface CliEnv {
   OPENSEARCH_URL: string;
   /** Default "". */
   TETHER_INDEX_PREFIX: string;
+  /** The config file when --config is not given. Default: ./tether.config.ts. */
+  TETHER_CONFIG: string | undefined;
   /** pino level of diagnostics on stderr. Default "warn". */
   LOG_LEVEL: string;
 }
@@ -20,6 +22,7 @@ export function loadCliEnv(source: NodeJS.ProcessEnv = process.env): CliEnv {
     ELASTICSEARCH_URL: source.ELASTICSEARCH_URL || "http://127.0.0.1:9200",
     OPENSEARCH_URL: source.OPENSEARCH_URL || "http://127.0.0.1:9201",
     TETHER_INDEX_PREFIX: source.TETHER_INDEX_PREFIX ?? "",
+    TETHER_CONFIG: source.TETHER_CONFIG || undefined,
     LOG_LEVEL: source.LOG_LEVEL || "warn",
   };
 }

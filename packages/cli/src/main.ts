@@ -6,10 +6,13 @@
  *   node --conditions=source --import tsx packages/cli/src/main.ts <verb> [options]
  * Built: `pnpm build`, then `node packages/cli/dist/main.js <verb>` (the package's `tether` bin).
  *
+ * Every verb loads tether.config.ts (`--config <file>`, else TETHER_CONFIG, else
+ * ./tether.config.ts): the collections, the sink and the options.
  * Env: DATABASE_URL (required), TETHER_SINK (elasticsearch, default, or opensearch),
  * ELASTICSEARCH_URL (default http://127.0.0.1:9200) or OPENSEARCH_URL (default http://127.0.0.1:9201),
- * TETHER_INDEX_PREFIX (default ""), LOG_LEVEL (diagnostics on stderr, default warn).
- * Exit codes: 0 ok, 1 the verb failed, 2 bad usage, 3 `drain --until-empty` left work only an
+ * handed with TETHER_INDEX_PREFIX (default "") to the config's sink factory, LOG_LEVEL
+ * (diagnostics on stderr, default warn).
+ * Exit codes: 0 ok, 1 the verb failed, 2 bad usage or a bad config, 3 `drain --until-empty` left work only an
  * operator can unblock (parked, paused, failing), 4 `drain --until-empty` hit its --timeout.
  * Under --json a failure is also one JSON document on stdout: `{ "error": { code, message, exitCode } }`.
  *

@@ -1,5 +1,6 @@
 import { ENTITY_ID_TYPES, type EntityIdType } from "./entity-id.js";
 import { ValidationError } from "./errors.js";
+import type { TypedCollection, TypedCollectionOptions } from "./typed-collection.js";
 
 /**
  * A named re-index scope: how an admin filter maps onto the source table.
@@ -49,8 +50,11 @@ export interface CollectionOptions<Row = Record<string, unknown>> {
   captureColumns?: readonly string[];
 }
 
-/** A validated collection with every default filled. */
-export interface Collection<Row = Record<string, unknown>> {
+/**
+ * A validated collection with every default filled. `Insert`, `Update` and `DB` are type-level
+ * only (see `TypedCollection`): what the writer accepts for it and the database it lives in.
+ */
+export interface Collection<Row = Record<string, unknown>, Insert = Record<string, unknown>, Update = Record<string, unknown>, DB = any> {
   readonly name: string;
   readonly table: string;
   readonly idColumn: string;
@@ -66,6 +70,8 @@ export interface Collection<Row = Record<string, unknown>> {
   toDocument(row: Row): Record<string, unknown>;
   /** True when the row is soft-deleted. */
   isDeleted(row: Row): boolean;
+  /** Never set at run time: carries the writer's value types for the compiler. */
+  readonly types?: { insert: Insert; update: Update; db: DB };
 }
 
 const IDENT = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
@@ -83,6 +89,18 @@ function checkCaptureColumns(columns: readonly string[]): readonly string[] {
 /**
  * Declares a synced entity type once; hand the result to both the write path and the drainer.
  *
+ * Typed over your Kysely database interface (table and column names checked by the compiler,
+ * the writer's values `Insertable`, rows `Selectable`):
+ *
+ * @example
+ * interface DB { product: { id: Generated<string>; name: string; version: Generated<string> } }
+ * const products = defineCollection<DB>()({
+ *   table: "product", id: "id", version: "version", index: "products",
+ *   toDocument: (row) => ({ name: row.name }),
+ * });
+ *
+ * Or over a row type only, with column names as plain strings:
+ *
  * @example
  * const annotations = defineCollection<AnnotationRow>({
  *   name: "annotation", table: "annotation", index: "annotations", deletedColumn: "deleted_at",
@@ -90,7 +108,28 @@ function checkCaptureColumns(columns: readonly string[]): readonly string[] {
  *   reindexScopes: { user: { kind: "equals", column: "userid" }, ids: { kind: "ids" } },
  * });
  */
-export function defineCollection<Row = Record<string, unknown>>(opts: CollectionOptions<Row>): Collection<Row> {
+export function defineCollection<DB>(): <T extends keyof DB & string>(opts: TypedCollectionOptions<DB, T>) => TypedCollection<DB, T>;
+export function defineCollection<Row = Record<string, unknown>>(opts: CollectionOptions<Row>): Collection<Row>;
+export function defineCollection(opts?: CollectionOptions<any>): unknown {
+  if (opts === undefined) {
+    return (typed: TypedCollectionOptions<any, string>) =>
+      buildCollection({
+        name: typed.name ?? typed.table.slice(typed.table.lastIndexOf(".") + 1),
+        table: typed.table,
+        idColumn: typed.id,
+        versionColumn: typed.version,
+        ...(typed.deleted !== undefined ? { deletedColumn: typed.deleted } : {}),
+        index: typed.index,
+        toDocument: typed.toDocument,
+        ...(typed.mappings !== undefined ? { mappings: typed.mappings } : {}),
+        ...(typed.jobName !== undefined ? { jobName: typed.jobName } : {}),
+        ...(typed.reindexScopes !== undefined ? { reindexScopes: typed.reindexScopes } : {}),
+      });
+  }
+  return buildCollection(opts);
+}
+
+function buildCollection<Row>(opts: CollectionOptions<Row>): Collection<Row> {
   if (!opts.name || !/^[a-z][a-z0-9_]*$/.test(opts.name)) throw new ValidationError("collection.name", "must match /^[a-z][a-z0-9_]*$/");
   if (!opts.index || !/^[a-z0-9][a-z0-9_.-]*$/.test(opts.index)) throw new ValidationError("collection.index", "must be a lower-case index name");
   if (typeof opts.toDocument !== "function") throw new ValidationError("collection.toDocument", "must be a function");

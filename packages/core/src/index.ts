@@ -13,55 +13,64 @@
  * Layout: write/ (the write path, re-index), drain/ (the drainer), verify/ (the matrix and
  * anti-entropy), ops/ (queue read model, alerts, maintenance, dead letters, metrics), store/
  * (every SQL statement, one module per table), migrations/.
+ *
+ * This entry point is the public API: what an application uses. Everything else (job-table
+ * stores, the drain pipeline, instruments) is in `@tether/core/internal`, for Tether's own CLI,
+ * daemon and adapters, and may change in any release.
+ *
+ * @packageDocumentation
+ * @module @tether/core
  */
-export * from "./collection.js";
-export * from "./create-db.js";
-export * from "./entity-id.js";
-export * from "./errors.js";
-export * from "./job.js";
-export * from "./logger.js";
-export * from "./pg-error-codes.js";
-export * from "./sink.js";
-export * from "./text-value.js";
-export * from "./timestamp-bound.js";
-export * from "./migrations/migrate.js";
+// Collections: declare a synced table once.
+export { defineCollection, type Collection, type CollectionOptions, type ReindexScope } from "./collection.js";
+export type { ColumnOf, TypedCollection, TypedCollectionOptions, TypedReindexScope } from "./typed-collection.js";
+
+// One config for every process.
+export {
+  checkConfigSchema,
+  ConfigError,
+  DEFAULT_CONFIG_FILES,
+  defineConfig,
+  loadConfig,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  type SinkEnvironment,
+  type SinkFactory,
+  type TetherConfig,
+  type TetherOptions,
+} from "./config/index.js";
+
+// Postgres and migrations.
+export { createDb, type CreateDbOptions } from "./create-db.js";
+export { migrate, type MigrateResult } from "./migrations/migrate.js";
 export type { Migration, MigrationSet } from "./migrations/migration.js";
-export * from "./write/direct-sync.js";
-export * from "./write/reindex.js";
-export * from "./write/write-path.js";
-export * from "./drain/backoff.js";
-export * from "./drain/drain-batch.js";
-export * from "./drain/drainer.js";
-export * from "./verify/entity-hash.js";
-export * from "./verify/verification-matrix.js";
-export * from "./verify/verify-collection.js";
-export * from "./ops/alerts.js";
-export * from "./ops/dead-jobs.js";
-export * from "./ops/maintenance.js";
-export * from "./ops/metrics.js";
-export * from "./ops/queue-read-model.js";
-export { idColumnType } from "./store/collection-store.js";
-export { claimJobs, commonLastErrors, deleteJobs, insertJobs, jobTableExists, livePersistentJobs, msUntilNextDue, parkJobs, rescheduleJobs, staleDueJobs, sweepExpired } from "./store/job-store.js";
-export type { ClaimOptions, Park, Reschedule } from "./store/job-store.js";
-export { CONFIRMED_OUTCOMES, confirmedCompletions, recordCompletions } from "./store/job-stat-store.js";
-export type { CompletionCount } from "./store/job-stat-store.js";
-export { pauseName, pausedNames, resumeName } from "./store/paused-lane-store.js";
-export { latestQueueSample, liveQueueAboveSince } from "./store/queue-sample-store.js";
-export type { QueueSample } from "./store/queue-sample-store.js";
-export { databaseNow, pingDatabase } from "./store/session-store.js";
-export * from "./resolve-options.js";
-export * from "./capture/capture-options.js";
-export * from "./capture/capture-store.js";
-export * from "./adopt/adopt.js";
-export * from "./wake/wake-store.js";
-export * from "./wake/wake-listener.js";
-export * from "./adopt/adopt-migrations.js";
-export * from "./store/audit-log-store.js";
-export * from "./store/dead-job-admin-store.js";
-export * from "./store/drainer-heartbeat-store.js";
-export * from "./store/entity-event-store.js";
-export * from "./store/entity-row-store.js";
-export * from "./store/queue-overview-store.js";
-export * from "./store/queued-job-store.js";
-export * from "./store/verify-run-store.js";
-export * from "./ops/drainer-heartbeat.js";
+
+// The write path.
+export { createWriter, type Writer, type WriterOptions, type WriteCallOptions, type WriteResult } from "./write/write-path.js";
+export type { DirectSyncOutcome, EntityChange } from "./write/direct-sync.js";
+
+// The drainer.
+export { Drainer, type DrainerEvents, type DrainerOptions, type DrainResult } from "./drain/drainer.js";
+export type { DrainCounts } from "./drain/drain-batch.js";
+
+// Re-index, verify, alerts, queue figures, maintenance.
+export { enqueueReindex, type ReindexRequest, type ReindexResult } from "./write/reindex.js";
+export { verifyCollection, type VerifyOptions, type VerifyProgress, type VerifyReport } from "./verify/verify-collection.js";
+export { DRIFT_KINDS, type DriftKind } from "./verify/verification-matrix.js";
+export { evaluateAlerts, type AlertName, type AlertStatus, type AlertThresholds, type AlertsReport } from "./ops/alerts.js";
+export { queueStats, type DeadCounts, type GroupCounts, type QueueCounts, type QueueStats, type QueueStatsOptions } from "./ops/queue-read-model.js";
+export { runMaintenance, type MaintenanceOptions, type MaintenanceResult } from "./ops/maintenance.js";
+
+// The sink contract, for adapters.
+export type { BucketRange, BucketSummary, DownstreamState, Sink, SinkCallOptions, SinkItemResult, SinkItemStatus, SinkOperation } from "./sink.js";
+export { entityHash } from "./verify/entity-hash.js";
+
+// Errors: each has a stable `code`.
+export { DeadlineExceededError, NotFoundError, PermanentSinkError, RetryableSinkError, TetherError, ValidationError } from "./errors.js";
+export type { Logger } from "./logger.js";
+
+// Capturing writes that bypass the writer, and adopting an existing table.
+export { captureSql, captureStatus, disableCapture, enableCapture, type CaptureSql, type CaptureStatus } from "./capture/capture-store.js";
+export { type CaptureOptions } from "./capture/capture-options.js";
+export { adoptCollection, type AdoptOptions, type AdoptPhase, type AdoptProgress, type AdoptResult } from "./adopt/adopt.js";
+export { adoptMigrations, type AdoptMigrationsOptions } from "./adopt/adopt-migrations.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffDelay, entityHash } from "../src/index.js";
+import { backoffDelay, entityHash } from "../src/internal.js";
 
 describe("backoff and hashes", () => {
   it("grows exponentially within the jitter band and stops at the cap", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalEntityId, findTextProblem, parseTimestampBound, textProblem, ValidationError } from "../src/index.js";
+import { canonicalEntityId, findTextProblem, parseTimestampBound, textProblem, ValidationError } from "../src/internal.js";
 
 describe("the edge rules core shares with every caller", () => {
   it("reads re-index bounds as real calendar instants in 0001..9999 UTC", () => {

@@ -12,7 +12,7 @@ import {
   type DownstreamState,
   type DriftKind,
   type PostgresState,
-} from "../src/index.js";
+} from "../src/internal.js";
 
 interface Row {
   id: string;

@@ -66,14 +66,3 @@ export class ElasticsearchSink extends EngineSink {
     await this.client.close();
   }
 }
-
-/**
- * The Elasticsearch sink of a configuration: `sink: elasticsearch({ node: "http://127.0.0.1:9200" })`.
- *
- * @example
- * const sink = elasticsearch({ node: process.env.ELASTICSEARCH_URL!, indexPrefix: "staging_" });
- */
-export function elasticsearch(opts: Omit<ElasticsearchSinkOptions, "client"> & { node: Client | string }): ElasticsearchSink {
-  const { node, ...rest } = opts;
-  return new ElasticsearchSink({ ...rest, client: node });
-}

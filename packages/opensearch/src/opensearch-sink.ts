@@ -108,14 +108,3 @@ export class OpenSearchSink extends EngineSink {
     await this.client.close();
   }
 }
-
-/**
- * The OpenSearch sink of a configuration: `sink: opensearch({ node: "http://127.0.0.1:9201" })`.
- *
- * @example
- * const sink = opensearch({ node: process.env.OPENSEARCH_URL!, indexPrefix: "staging_" });
- */
-export function opensearch(opts: Omit<OpenSearchSinkOptions, "client"> & { node: Client | string }): OpenSearchSink {
-  const { node, ...rest } = opts;
-  return new OpenSearchSink({ ...rest, client: node });
-}

@@ -35,7 +35,7 @@ export interface MgetDoc {
   _id: string;
   found?: boolean;
   _version?: number;
-  _source?: { tether?: { deleted?: boolean } } & Record<string, unknown>;
+  _source?: { tether?: { deleted?: boolean } };
   error?: { type?: string; reason?: string | null };
 }
 
@@ -164,7 +164,7 @@ export abstract class EngineSink implements Sink {
   async readDocument(index: string, id: string, opts?: SinkCallOptions): Promise<Record<string, unknown> | undefined> {
     const [doc] = await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [id], ["*"], r));
     if (!doc?.found || !doc._source) return undefined;
-    const { [META_FIELD]: meta, ...source } = doc._source;
+    const { [META_FIELD]: meta, ...source } = doc._source as Record<string, unknown>;
     if ((meta as { deleted?: boolean } | undefined)?.deleted === true) return undefined;
     return source;
   }

@@ -2,7 +2,7 @@ import { metrics, type Meter } from "@opentelemetry/api";
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider, type ViewOptions } from "@opentelemetry/sdk-metrics";
-import { resetInstruments } from "@tether/core";
+import { resetInstruments } from "@tether/core/internal";
 
 export interface PrometheusMetricsOptions {
   /** service.name of the exported target_info. */

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { classifyDrift, type DriftKind, type Sink } from "@tether/core";
+import { classifyDrift, type DriftKind, type Sink } from "@tether/core/internal";
 
 export interface Audit {
   rows: number;

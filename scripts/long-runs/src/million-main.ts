@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
-import { createDb, migrate, rowVersion, desiredOperation, type SinkOperation } from "@tether/core";
+import { createDb, migrate, rowVersion, desiredOperation, type SinkOperation } from "@tether/core/internal";
 import { annotationMigrations, annotations, type AnnotationRow } from "@tether/annotations";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { createScratchDatabase, ensureElasticsearch, ensurePostgres } from "@tether/testkit";

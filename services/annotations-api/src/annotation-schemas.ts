@@ -1,5 +1,5 @@
 import { annotations, type AnnotationRow } from "@tether/annotations";
-import { canonicalEntityId, ValidationError } from "@tether/core";
+import { canonicalEntityId, ValidationError } from "@tether/core/internal";
 
 // NUL and lone surrogates are refused in every string by the error contract's body parser
 // (service-kit), before any schema runs; the schemas bound lengths.

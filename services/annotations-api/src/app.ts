@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import type pino from "pino";
-import { createWriter, type AlertThresholds, type Sink } from "@tether/core";
+import { createWriter, type AlertThresholds, type Collection, type Sink } from "@tether/core";
 import { tetherAdmin, type AdminToken } from "@tether/admin";
 import { annotations } from "@tether/annotations";
 import { EngineSink } from "@tether/search-sink";
@@ -20,6 +20,8 @@ export interface BuildAppOptions {
    * or OpenSearch sink. (Tests point the writer at a dead node and keep search on a live one.)
    */
   searchSink?: EngineSink;
+  /** Collections the admin console acts on (tether.config.ts's). Default: the annotations collection. */
+  collections?: readonly Collection<any>[];
   /** Operator token of the admin console, named "admin" (TETHER_ADMIN_TOKEN). */
   adminToken?: string;
   /** Further named tokens with roles (TETHER_ADMIN_TOKENS). No token at all: admin routes answer 503. */
@@ -79,7 +81,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     prefix: "/admin",
     db: opts.db,
     sink: search ?? opts.sink,
-    collections: [annotations],
+    collections: opts.collections ?? [annotations],
     tokens: [...(opts.adminToken ? [{ name: "admin", role: "operator" as const, token: opts.adminToken }] : []), ...(opts.adminTokens ?? [])],
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.alertThresholds ? { alertThresholds: opts.alertThresholds } : {}),

@@ -12,7 +12,9 @@ export interface ApiEnv {
   TETHER_ADMIN_TOKEN: string | undefined;
   /** More named tokens: `name:role:token,...` with role viewer or operator. */
   TETHER_ADMIN_TOKENS: AdminToken[];
-  /** Prepended to every index name. Default "". */
+  /** tether.config.ts of the admin routes. Default: ./tether.config.ts. */
+  TETHER_CONFIG: string | undefined;
+  /** Prepended to every Elasticsearch index name. Default "". */
   TETHER_INDEX_PREFIX: string;
   /** Default 500. */
   TETHER_DIRECT_SYNC_TIMEOUT_MS: number;
@@ -33,6 +35,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     PORT: listenPort({ default: 3000 }),
     TETHER_ADMIN_TOKEN: str({ default: undefined }),
     TETHER_ADMIN_TOKENS: str({ default: "", desc: "name:role:token,... (role viewer or operator)" }),
+    TETHER_CONFIG: str({ default: undefined }),
     TETHER_INDEX_PREFIX: str({ default: "" }),
     TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
     TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
@@ -46,6 +49,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     PORT: env.PORT,
     TETHER_ADMIN_TOKEN: env.TETHER_ADMIN_TOKEN === "" ? undefined : env.TETHER_ADMIN_TOKEN,
     TETHER_ADMIN_TOKENS: parseAdminTokens(env.TETHER_ADMIN_TOKENS),
+    TETHER_CONFIG: env.TETHER_CONFIG || undefined,
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
     TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     TETHER_GRACE_MS: env.TETHER_GRACE_MS,

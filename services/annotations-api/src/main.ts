@@ -1,23 +1,38 @@
 /**
- * The annotation API process: env → Postgres (migrated) → sink (Elasticsearch or OpenSearch, TETHER_SINK) → app → listen.
+ * The annotation API process: env + tether.config.ts → Postgres (migrated, config checked) →
+ * the config's sink, given the URL of the engine TETHER_SINK names → app → listen. The admin
+ * console acts on the config's collections and evaluates its alert thresholds; the config comes
+ * from TETHER_CONFIG, else ./tether.config.ts.
  * Run from the repo: `node --conditions=source --import tsx services/annotations-api/src/main.ts`.
  */
-import { createDb, migrate } from "@tether/core";
+import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate } from "@tether/core";
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { buildApp } from "./app.js";
 import { loadEnv } from "./env.js";
-import { createLogger, createSink, maskUrl, onShutdown, startService, startTracing } from "@tether/service-kit";
+import { createLogger, maskUrl, onShutdown, startService, startTracing } from "@tether/service-kit";
 
 const env = loadEnv();
 const logger = createLogger({ service: "annotations-api", level: env.LOG_LEVEL });
 const tracing = startTracing(env.OTEL_TRACES_EXPORTER);
 logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), sink: env.SINK.kind, sinkUrl: maskUrl(env.SINK.url), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
+function stopOnConfigError(err: unknown): never {
+  if (!(err instanceof ConfigError)) throw err;
+  logger.fatal({ file: err.file, field: err.field, err: err.message }, "invalid config");
+  process.stderr.write(`annotations-api: ${err.message}\n`);
+  process.exit(1);
+}
+const loaded = await loadConfig({ path: env.TETHER_CONFIG }).catch(stopOnConfigError);
 
 // A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70.
 await startService(logger, async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
-  const sink = await createSink(env.SINK, { indexPrefix: env.TETHER_INDEX_PREFIX });
-  await migrate(db, [annotationMigrations]);
+  const sink = loaded.config.sink({ url: env.SINK.url, indexPrefix: env.TETHER_INDEX_PREFIX });
+  // This service owns the annotation table whatever the config lists; then the config's own sets.
+  await migrate(db, [annotationMigrations, ...(loaded.config.migrations ?? []).filter((m) => m.namespace !== annotationMigrations.namespace)]);
+  await checkConfigSchema(db, loaded).catch(async (err: unknown) => {
+    await db.destroy();
+    stopOnConfigError(err);
+  });
   try {
     await sink.ensureIndex(annotations.index, annotations.mappings);
   } catch (err) {
@@ -28,6 +43,8 @@ await startService(logger, async () => {
     db,
     sink,
     logger,
+    collections: loaded.config.collections,
+    ...(loaded.config.options?.alerts ? { alertThresholds: loaded.config.options.alerts } : {}),
     ...(env.TETHER_ADMIN_TOKEN ? { adminToken: env.TETHER_ADMIN_TOKEN } : {}),
     adminTokens: env.TETHER_ADMIN_TOKENS,
     directSyncTimeoutMs: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
@@ -40,6 +57,6 @@ await startService(logger, async () => {
 
   onShutdown(logger, "shutting down", async () => {
     await app.close();
-    await Promise.all([db.destroy(), sink.close(), tracing.shutdown()]);
+    await Promise.all([db.destroy(), sink.close?.(), tracing.shutdown()]);
   });
 });

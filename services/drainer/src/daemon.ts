@@ -14,7 +14,7 @@ import {
   type MaintenanceOptions,
   type MaintenanceResult,
   type Sink,
-} from "@tether/core";
+} from "@tether/core/internal";
 import { newDaemonState, recordMaintenance, recordPass, type DaemonState } from "./daemon-state.js";
 import { buildDrainerServer } from "./http-server.js";
 import { createMetricsRegistry } from "./metrics-registry.js";

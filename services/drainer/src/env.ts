@@ -5,22 +5,24 @@ export interface DrainerEnv {
   DATABASE_URL: string;
   /** TETHER_SINK (elasticsearch, default, or opensearch) and the URL of that engine (ELASTICSEARCH_URL or OPENSEARCH_URL). */
   SINK: SinkSetting;
+  /** The config file when --config is not given. Default: ./tether.config.ts. */
+  TETHER_CONFIG: string | undefined;
   /** Port of /healthz, /metrics and /alerts. Default 9464; 0 picks a free port (logged in "listening"). */
   METRICS_PORT: number;
   /** Prepended to every index name. Default "". */
   TETHER_INDEX_PREFIX: string;
   /** Pause between passes that came back short. Default 60000. */
-  TETHER_DRAIN_INTERVAL_MS: number;
+  TETHER_DRAIN_INTERVAL_MS: number | undefined;
   /** Jobs claimed per pass. Default 2500. */
-  TETHER_BATCH_SIZE: number;
+  TETHER_BATCH_SIZE: number | undefined;
   /** Passes run side by side while batches come back full. Default 2. */
-  TETHER_DRAIN_CONCURRENCY: number;
+  TETHER_DRAIN_CONCURRENCY: number | undefined;
   /** Deadline of one drain transaction. Default 30000. */
-  TETHER_DEADLINE_MS: number;
+  TETHER_DEADLINE_MS: number | undefined;
   /** Permanent per-item failures before a job is parked. Default 5. */
-  TETHER_MAX_ATTEMPTS: number;
+  TETHER_MAX_ATTEMPTS: number | undefined;
   /** How often this replica attempts maintenance (sampling, gauges, pruning). Default 15000. */
-  TETHER_MAINTENANCE_INTERVAL_MS: number;
+  TETHER_MAINTENANCE_INTERVAL_MS: number | undefined;
   /** Wake up on NOTIFY from due-now work (LISTEN on a dedicated session). Default true; false runs on the interval alone. */
   TETHER_LISTEN: boolean;
   /**
@@ -33,19 +35,24 @@ export interface DrainerEnv {
   LOG_LEVEL: string;
 }
 
-/** Parses the drainer's environment once; when something is wrong, logs one JSON line naming each variable (never its value) and exits 78. */
+/**
+ * Parses the drainer's environment once; when something is wrong, logs one JSON line naming each
+ * variable (never its value) and exits 78. The drain and maintenance settings, when set, override
+ * the config's `options` (whose own defaults are core's; the daemon runs 2 passes side by side).
+ */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
   const env = cleanEnv(source, {
     DATABASE_URL: url({ desc: "Postgres connection string" }),
     ...sinkEnvSpecs,
+    TETHER_CONFIG: str({ desc: "tether.config.ts to load", default: undefined }),
     METRICS_PORT: listenPort({ default: 9464 }),
     TETHER_INDEX_PREFIX: str({ default: "" }),
-    TETHER_DRAIN_INTERVAL_MS: positiveInt({ default: 60_000 }),
-    TETHER_BATCH_SIZE: positiveInt({ default: 2500 }),
-    TETHER_DRAIN_CONCURRENCY: positiveInt({ default: 2 }),
-    TETHER_DEADLINE_MS: positiveInt({ default: 30_000 }),
-    TETHER_MAX_ATTEMPTS: positiveInt({ default: 5 }),
-    TETHER_MAINTENANCE_INTERVAL_MS: positiveInt({ default: 15_000 }),
+    TETHER_DRAIN_INTERVAL_MS: positiveInt({ default: undefined }),
+    TETHER_BATCH_SIZE: positiveInt({ default: undefined }),
+    TETHER_DRAIN_CONCURRENCY: positiveInt({ default: undefined }),
+    TETHER_DEADLINE_MS: positiveInt({ default: undefined }),
+    TETHER_MAX_ATTEMPTS: positiveInt({ default: undefined }),
+    TETHER_MAINTENANCE_INTERVAL_MS: positiveInt({ default: undefined }),
     TETHER_LISTEN: bool({ default: true }),
     TETHER_LISTEN_DATABASE_URL: url({ default: undefined, desc: "session-mode Postgres connection string for LISTEN" }),
     OTEL_TRACES_EXPORTER: str({ default: "none", choices: ["none", "console"] as const }),
@@ -54,6 +61,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
   return {
     DATABASE_URL: env.DATABASE_URL,
     SINK: sinkSetting(env),
+    TETHER_CONFIG: env.TETHER_CONFIG,
     METRICS_PORT: env.METRICS_PORT,
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
     TETHER_DRAIN_INTERVAL_MS: env.TETHER_DRAIN_INTERVAL_MS,

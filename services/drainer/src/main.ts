@@ -1,26 +1,50 @@
+#!/usr/bin/env node
 /**
- * The drainer process: env → Postgres (migrated) → sink (Elasticsearch or OpenSearch, TETHER_SINK) → daemon.
+ * `tether-drainer`: env + tether.config.ts → Postgres (migrated, config checked) → the config's sink, given
+ * the URL of the engine TETHER_SINK names (ELASTICSEARCH_URL or OPENSEARCH_URL) → daemon.
+ * The config comes from `--config <file>`, else TETHER_CONFIG, else ./tether.config.ts; this
+ * process names no collection itself. A config error stops it at start (exit 1) with a message
+ * naming the file and the field.
  * Run from the repo: `node --conditions=source --import tsx services/drainer/src/main.ts`.
  * SIGTERM/SIGINT: finish the current batch, close the server, Postgres and the sink, exit 0.
  */
 import { readFileSync } from "node:fs";
-import { createDb, migrate } from "@tether/core";
-import { annotationMigrations, annotations } from "@tether/annotations";
+import { parseArgs } from "node:util";
+import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate, type LoadedConfig } from "@tether/core";
+import { createLogger, maskUrl, onShutdown, startService } from "@tether/service-kit";
 import { startDrainerDaemon } from "./daemon.js";
+import { drainerSettings } from "./drainer-settings.js";
 import { loadEnv } from "./env.js";
-import { createLogger, createSink, maskUrl, onShutdown, startService } from "@tether/service-kit";
 
+const args = parseArgs({ options: { config: { type: "string" } }, strict: true }).values;
 const env = loadEnv();
 const logger = createLogger({ service: "drainer", level: env.LOG_LEVEL });
-logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), sink: env.SINK.kind, sinkUrl: maskUrl(env.SINK.url), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
 
-const collections = [annotations];
-// A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70.
+function stopOnConfigError(err: unknown): never {
+  if (!(err instanceof ConfigError)) throw err;
+  logger.fatal({ file: err.file, field: err.field, err: err.message }, "invalid config");
+  process.stderr.write(`tether-drainer: ${err.message}\n`);
+  process.exit(1);
+}
+
+const loaded: LoadedConfig = await loadConfig({ path: args.config ?? env.TETHER_CONFIG }).catch(stopOnConfigError);
+const { config } = loaded;
+logger.info(
+  { config: loaded.file, databaseUrl: maskUrl(env.DATABASE_URL), sink: env.SINK.kind, sinkUrl: maskUrl(env.SINK.url), indexPrefix: env.TETHER_INDEX_PREFIX },
+  "starting",
+);
+
+// A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70;
+// a config that does not match Postgres exits 1 naming the file and the field.
 await startService(logger, async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-drainer" });
-  const sink = await createSink(env.SINK, { indexPrefix: env.TETHER_INDEX_PREFIX });
-  await migrate(db, [annotationMigrations]);
-  for (const c of collections) {
+  await migrate(db, config.migrations ?? []);
+  await checkConfigSchema(db, loaded).catch(async (err: unknown) => {
+    await db.destroy();
+    stopOnConfigError(err);
+  });
+  const sink = config.sink({ url: env.SINK.url, indexPrefix: env.TETHER_INDEX_PREFIX });
+  for (const c of config.collections) {
     try {
       await sink.ensureIndex(c.index, c.mappings);
     } catch (err) {
@@ -29,21 +53,18 @@ await startService(logger, async () => {
     }
   }
 
+  const settings = drainerSettings(config.options ?? {}, env);
   const daemon = await startDrainerDaemon({
     db,
     sink,
-    collections,
+    collections: config.collections,
     logger,
     port: env.METRICS_PORT,
     tracesExporter: env.OTEL_TRACES_EXPORTER,
     heartbeat: { version: (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version },
-    maintenance: { intervalMs: env.TETHER_MAINTENANCE_INTERVAL_MS },
+    ...settings,
     drainer: {
-      intervalMs: env.TETHER_DRAIN_INTERVAL_MS,
-      batchSize: env.TETHER_BATCH_SIZE,
-      concurrency: env.TETHER_DRAIN_CONCURRENCY,
-      deadlineMs: env.TETHER_DEADLINE_MS,
-      maxAttempts: env.TETHER_MAX_ATTEMPTS,
+      ...settings.drainer,
       // Due-now work wakes the loop at once; TETHER_LISTEN=false (e.g. behind transaction-mode PgBouncer) keeps the interval alone.
       ...(env.TETHER_LISTEN ? { listen: { connectionString: env.TETHER_LISTEN_DATABASE_URL, applicationName: "tether-drainer-listen" } } : {}),
     },
@@ -51,6 +72,6 @@ await startService(logger, async () => {
 
   onShutdown(logger, "shutting down after the current batch", async () => {
     await daemon.stop();
-    await Promise.all([db.destroy(), sink.close()]);
+    await Promise.all([db.destroy(), sink.close?.()]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Logger, QueueSample } from "@tether/core";
+import type { Logger, QueueSample } from "@tether/core/internal";
 import { createPrometheusMetrics } from "@tether/service-kit";
 
 export interface MetricsRegistryOptions {

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWriter, insertJobs, migrate, pauseName, resumeName, type DrainResult } from "@tether/core";
+import { createWriter, insertJobs, migrate, pauseName, resumeName, type DrainResult } from "@tether/core/internal";
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { createTestContext, type TestContext } from "@tether/testkit";
 import { startDrainerDaemon, type DrainerDaemon } from "../src/index.js";

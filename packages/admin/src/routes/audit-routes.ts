@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { listAudit } from "@tether/core";
+import { listAudit } from "@tether/core/internal";
 import type { AdminApp, AdminContext } from "../admin-context.js";
 import { authErrors, Cursor, Limit, page, Page, Timestamp } from "../schemas/common-schemas.js";
 

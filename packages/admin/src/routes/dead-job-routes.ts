@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { discardDeadJobs, listDeadJobsPage, retryDeadJobs } from "@tether/core";
+import { discardDeadJobs, listDeadJobsPage, retryDeadJobs } from "@tether/core/internal";
 import type { AdminApp, AdminContext } from "../admin-context.js";
 import { selection } from "../schemas/selection.js";
 import { authErrors, Cursor, Ids, JobName, Limit, Nullable, page, Page, Tag, Timestamp } from "../schemas/common-schemas.js";

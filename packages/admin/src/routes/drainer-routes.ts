@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { listHeartbeats } from "@tether/core";
+import { listHeartbeats } from "@tether/core/internal";
 import type { AdminApp, AdminContext } from "../admin-context.js";
 import { AnyObject, authErrors, Nullable, Timestamp } from "../schemas/common-schemas.js";
 

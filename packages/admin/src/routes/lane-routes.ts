@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { pauseName, resumeName } from "@tether/core";
+import { pauseName, resumeName } from "@tether/core/internal";
 import type { AdminApp, AdminContext } from "../admin-context.js";
 import { authErrors, JobName } from "../schemas/common-schemas.js";
 import { LaneSchema, readLanes } from "./overview-routes.js";

@@ -6,7 +6,7 @@ import {
   listHeartbeats,
   queueLengthSeries,
   queueStats,
-} from "@tether/core";
+} from "@tether/core/internal";
 import type { AdminApp, AdminContext } from "../admin-context.js";
 import { AnyObject, authErrors, Nullable, Timestamp } from "../schemas/common-schemas.js";
 

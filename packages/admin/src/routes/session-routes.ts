@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { insertAudit } from "@tether/core";
+import { insertAudit } from "@tether/core/internal";
 import type { AdminApp, AdminContext } from "../admin-context.js";
 import { CSRF_HEADER, matchToken, SESSION_COOKIE, type digestTokens } from "../admin-auth.js";
 import type { SessionRegistry } from "../session-registry.js";

@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { getVerifyRun, listVerifyRuns, NotFoundError, ValidationError } from "@tether/core";
+import { getVerifyRun, listVerifyRuns, NotFoundError, ValidationError } from "@tether/core/internal";
 import type { AdminApp, AdminContext } from "../admin-context.js";
 import { authErrors, Cursor, Id, Limit, Nullable, page, Page, Timestamp } from "../schemas/common-schemas.js";
 

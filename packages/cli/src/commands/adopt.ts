@@ -77,13 +77,14 @@ export function registerAdopt(program: Command): void {
         }
       },
     };
+    // Adopting and capture change the table the config names: no schema check before them.
     const result = await withContext(opts, async (ctx) => {
       try {
         return await adoptCollection(ctx.db, pickCollection(ctx, name), options);
       } finally {
         bar?.stop();
       }
-    });
+    }, { checkSchema: false });
     output(opts, result, () =>
       [
         `adopted ${result.collection} in ${(result.durationMs / 1000).toFixed(1)} s:`,

@@ -48,7 +48,7 @@ export function registerAlerts(program: Command): void {
       .option("--parked-max <jobs>", "parked jobs tolerated (default 0)", numberOption)
       .option("--oldest-due-max <seconds>", "maximum age of the oldest due live job (default 600)", numberOption),
   ).action(async (opts: AlertsOptions) => {
-    const thresholds: AlertThresholds = {
+    const flags: AlertThresholds = {
       ...(opts.completionRateLow !== undefined ? { completionRateLowPerMinute: opts.completionRateLow } : {}),
       ...(opts.completionRateWindow !== undefined ? { completionRateWindowMinutes: opts.completionRateWindow } : {}),
       ...(opts.expectTraffic ? { completionRateRequiresBacklog: false } : {}),
@@ -58,7 +58,8 @@ export function registerAlerts(program: Command): void {
       ...(opts.parkedMax !== undefined ? { parkedMax: opts.parkedMax } : {}),
       ...(opts.oldestDueMax !== undefined ? { oldestDueJobMaxAgeSeconds: opts.oldestDueMax } : {}),
     };
-    const report = await withContext(opts, (ctx) => evaluateAlerts(ctx.db, thresholds));
+    // Flags override the config's options.alerts, which override core's defaults.
+    const report = await withContext(opts, (ctx) => evaluateAlerts(ctx.db, { ...ctx.options.alerts, ...flags }));
     output(opts, report, () => render(report));
     if (report.firing) {
       const names = report.alerts.filter((a) => a.firing).map((a) => a.name);

@@ -39,12 +39,13 @@ export function registerCapture(program: Command): void {
       ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
       ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
     };
+    // Adopting and capture change the table the config names: no schema check before them.
     const result = await withContext(opts, async (ctx) => {
       const collection = pickCollection(ctx, name);
       if (opts.sql) return { collection: collection.name, sql: captureSql(collection, options).enable } as CaptureCliResult;
       await enableCapture(ctx.db, collection, options);
       return { collection: collection.name, ...(await captureStatus(ctx.db, collection)) } as CaptureCliResult;
-    });
+    }, { checkSchema: false });
     output(opts, result, () => (result.sql !== undefined ? result.sql : `capture enabled on ${result.collection} (triggers: ${(result.triggers ?? []).join(", ")})`));
   });
 
@@ -59,7 +60,7 @@ export function registerCapture(program: Command): void {
       if (opts.sql) return { collection: collection.name, sql: captureSql(collection).disable } as CaptureCliResult;
       await disableCapture(ctx.db, collection);
       return { collection: collection.name, ...(await captureStatus(ctx.db, collection)) } as CaptureCliResult;
-    });
+    }, { checkSchema: false });
     output(opts, result, () => (result.sql !== undefined ? result.sql : `capture disabled on ${result.collection}: no trigger left`));
   });
 
@@ -68,7 +69,7 @@ export function registerCapture(program: Command): void {
       const result = await withContext(opts, async (ctx) => {
         const targets = name === undefined ? ctx.collections : [pickCollection(ctx, name)];
         return Promise.all(targets.map(async (c) => ({ collection: c.name, ...(await captureStatus(ctx.db, c)) })));
-      });
+      }, { checkSchema: false });
       output(opts, result, () => result.map((r) => `${r.collection}: capture ${r.enabled ? "enabled" : r.triggers.length > 0 ? `partial (${r.triggers.join(", ")})` : "disabled"}`).join("\n"));
     },
   );

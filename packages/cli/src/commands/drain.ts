@@ -64,13 +64,16 @@ export function registerDrain(program: Command): void {
     const report = await withContext(opts, async (ctx): Promise<DrainReport> => {
       // A missing index would be auto-created with guessed mappings by the first bulk write.
       for (const c of ctx.collections) await ctx.sink.ensureIndex(c.index, c.mappings);
+      // Flags override the config's options.drainer, which override core's defaults.
+      const { intervalMs: _interval, intervalJitter: _jitter, ...configured } = ctx.options.drainer ?? {};
       const drainer = new Drainer({
+        ...configured,
         db: ctx.db,
         sink: ctx.sink,
         collections: ctx.collections,
         logger: ctx.logger,
         ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
-        concurrency: opts.concurrency ?? 2,
+        concurrency: opts.concurrency ?? configured.concurrency ?? 2,
         ...(opts.deadlineMs !== undefined ? { deadlineMs: opts.deadlineMs } : {}),
         ...(opts.maxAttempts !== undefined ? { maxAttempts: opts.maxAttempts } : {}),
       });

@@ -1,12 +1,21 @@
 import type { Command } from "commander";
-import { migrate } from "@tether/core";
+import { checkConfigSchema, migrate } from "@tether/core";
 import { output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 
 /** `tether migrate`: applies tether's schema and the configured application migrations. */
 export function registerMigrate(program: Command): void {
   withCommonOptions(program.command("migrate").description("apply tether's and the application's database migrations (safe to run concurrently)")).action(
     async (opts: CommonOptions) => {
-      const result = await withContext(opts, (ctx) => migrate(ctx.db, ctx.migrations), false);
+      const result = await withContext(
+        opts,
+        async (ctx) => {
+          const applied = await migrate(ctx.db, ctx.migrations);
+          // The application's tables exist only now: check the config against them.
+          await checkConfigSchema(ctx.db, ctx.config);
+          return applied;
+        },
+        { checkSchema: false, tetherSchema: false },
+      );
       output(opts, result, () =>
         result.applied.length === 0
           ? "schema is up to date"

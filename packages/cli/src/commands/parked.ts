@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { listDeadJobs, retryDeadJobs, type DeadJob, type DeadReason } from "@tether/core";
+import { listDeadJobs, retryDeadJobs, type DeadJob, type DeadReason } from "@tether/core/internal";
 import { UsageError } from "../cli-errors.js";
 import { intOption, listOption, output, table, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 

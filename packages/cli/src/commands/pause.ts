@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { pauseName, resumeName } from "@tether/core";
+import { pauseName, resumeName } from "@tether/core/internal";
 import type { CliContext } from "../cli-context.js";
 import { UsageError } from "../cli-errors.js";
 import { output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";

@@ -20,7 +20,7 @@ export function registerReindex(program: Command): void {
     program
       .command("reindex")
       .description("enqueue a sync job for every entity in a scope (one INSERT … SELECT)")
-      .requiredOption("--scope <scope>", 'a reindex scope of the collection (annotations: user, group, updated, created, ids) or "all"')
+      .requiredOption("--scope <scope>", 'a re-index scope the collection declares (see its reindexScopes) or "all"')
       .option("--value <value>", "the value of an equality scope (user, group)")
       .option("--from <iso>", "range scopes: lower bound, inclusive (ISO-8601; no offset means UTC)")
       .option("--to <iso>", "range scopes: upper bound, exclusive")

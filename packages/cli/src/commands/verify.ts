@@ -41,7 +41,7 @@ export function registerVerify(program: Command): void {
       .option("--fail-on-drift", "exit 1 when drift was found"),
   ).action(async (opts: VerifyCliOptions) => {
     const reports = await withContext(opts, async (ctx) => {
-      const targets: Collection<any>[] = opts.collection === undefined ? ctx.collections : [pickCollection(ctx, opts.collection)];
+      const targets: readonly Collection<any>[] = opts.collection === undefined ? ctx.collections : [pickCollection(ctx, opts.collection)];
       const out: VerifyReport[] = [];
       for (const collection of targets) {
         // Without the index, the aggregations would fail; with it, everything shows as missing.

@@ -3,7 +3,11 @@ import { createHash } from "node:crypto";
 /**
  * A 28-bit hash of (id, version), stored in every document and computed identically in SQL
  * (see `entityHashSql`), so anti-entropy can compare per-bucket sums without moving ids.
- * 28 bits keeps a sum over 16M entities exact in a double.
+ * 28 bits keeps a sum over 16M entities exact in a double. A sink stores it with each document
+ * and sums it in `summarize`.
+ *
+ * @example
+ * const meta = { version, hash: entityHash(op.id, op.version) }; // written beside the document
  */
 export function entityHash(id: string, version: number | bigint | string): number {
   const hex = createHash("md5").update(`${id}:${version}`).digest("hex");

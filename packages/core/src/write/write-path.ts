@@ -50,21 +50,21 @@ export interface Writer {
    * @example
    * const { row } = await writer.createWithJob(db, annotations, { userid: "acct:ann", text: "hi" });
    */
-  createWithJob<Row>(db: Db, collection: Collection<Row>, values: Record<string, unknown>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  createWithJob<Row, Insert = Record<string, unknown>>(db: Db, collection: Collection<Row, Insert, any, any>, values: NoInfer<Insert>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
   /**
    * Updates a live row, bumping its version, and enqueues its job. Throws NotFoundError when no
    * live row has that id (nothing is written).
    * @example
    * await writer.updateWithJob(db, annotations, id, { text: "edited" });
    */
-  updateWithJob<Row>(db: Db, collection: Collection<Row>, id: string, patch: Record<string, unknown>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  updateWithJob<Row, Update = Record<string, unknown>>(db: Db, collection: Collection<Row, any, Update, any>, id: string, patch: NoInfer<Update>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
   /**
    * Soft-deletes (sets the collection's deletedColumn to now() and bumps the version) or, with
    * `hard` or no deletedColumn, deletes the row; enqueues its job either way.
    * @example
    * await writer.deleteWithJob(db, annotations, id);
    */
-  deleteWithJob<Row>(db: Db, collection: Collection<Row>, id: string, opts?: WriteCallOptions & { hard?: boolean }): Promise<WriteResult<Row>>;
+  deleteWithJob<Row>(db: Db, collection: Collection<Row, any, any, any>, id: string, opts?: WriteCallOptions & { hard?: boolean }): Promise<WriteResult<Row>>;
   /**
    * Runs `fn` (your own domain writes, which must bump versions) and enqueues a job for every
    * change it returns, in one transaction.
@@ -75,9 +75,9 @@ export interface Writer {
    *   return rows.map((row) => ({ id: String(row.id), row }));
    * });
    */
-  writeWithJobs<Row>(db: Db, collection: Collection<Row>, fn: (trx: Transaction<any>) => Promise<EntityChange<Row>[]>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  writeWithJobs<Row, DB = any>(db: Db, collection: Collection<Row, any, any, DB>, fn: (trx: Transaction<DB>) => Promise<EntityChange<Row>[]>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
   /** The direct sync, for callers that passed their own transaction (after their COMMIT). */
-  syncNow<Row>(collection: Collection<Row>, changes: readonly EntityChange<Row>[]): Promise<DirectSyncOutcome>;
+  syncNow<Row>(collection: Collection<Row, any, any, any>, changes: readonly EntityChange<Row>[]): Promise<DirectSyncOutcome>;
 }
 
 function validateCallOptions(opts: WriteCallOptions | undefined): void {
@@ -90,6 +90,15 @@ function validateCallOptions(opts: WriteCallOptions | undefined): void {
 /**
  * Builds the write path. Every write takes a Kysely instance or the caller's transaction: with
  * a transaction, the caller owns COMMIT and calls `syncNow` afterwards.
+ *
+ * @example
+ * const writer = createWriter({ sink, directSyncTimeoutMs: 300 });
+ * const { row } = await writer.createWithJob(db, products, { name: "Teapot", price_cents: 2450 });
+ *
+ * @example
+ * // Inside your own transaction: the row and its job commit with the rest of your work.
+ * const result = await db.transaction().execute((trx) => writer.updateWithJob(trx, products, id, { price_cents: 1990 }));
+ * await writer.syncNow(products, result.changes);
  */
 export function createWriter(options: WriterOptions = {}): Writer {
   const logger = options.logger ?? silentLogger;
@@ -105,7 +114,7 @@ export function createWriter(options: WriterOptions = {}): Writer {
 
   async function run<Row>(
     db: Db,
-    collection: Collection<Row>,
+    collection: Collection<Row, any, any, any>,
     fn: (trx: Transaction<any>) => Promise<EntityChange<Row>[]>,
     opts: WriteCallOptions | undefined,
   ): Promise<WriteResult<Row>> {
@@ -149,13 +158,17 @@ export function createWriter(options: WriterOptions = {}): Writer {
   return {
     syncNow,
     writeWithJobs: run,
-    createWithJob(db, collection, values, opts) {
+    createWithJob(db, typed, values, opts) {
+      // Insert/Update/DB only type the call; the implementation works on plain records.
+      const collection = typed as Collection<any>;
       return run(db, collection, async (trx) => {
         const row = (await insertRow(trx, collection, values as Record<string, unknown>)) as never;
         return [{ id: idOf(collection, row), row }];
       }, opts);
     },
-    updateWithJob(db, collection, id, patch, opts) {
+    updateWithJob(db, typed, id, typedPatch, opts) {
+      const collection = typed as Collection<any>;
+      const patch = typedPatch as Record<string, unknown>;
       if (collection.versionColumn in patch || collection.idColumn in patch) {
         throw new ValidationError(collection.versionColumn in patch ? collection.versionColumn : collection.idColumn, "is managed by tether and cannot be patched");
       }
@@ -165,7 +178,8 @@ export function createWriter(options: WriterOptions = {}): Writer {
         return [{ id, row }];
       }, opts);
     },
-    deleteWithJob(db, collection, id, opts) {
+    deleteWithJob(db, typed, id, opts) {
+      const collection = typed as Collection<any>;
       return run(db, collection, async (trx) => {
         if (collection.deletedColumn && !opts?.hard) {
           const row = (await softDeleteRow(trx, collection, collection.deletedColumn, id)) as never;

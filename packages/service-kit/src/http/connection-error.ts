@@ -1,4 +1,4 @@
-import { PG_CONNECTION_EXCEPTION_CLASS, PgErrorCode, pgErrorCode } from "@tether/core";
+import { PG_CONNECTION_EXCEPTION_CLASS, PgErrorCode, pgErrorCode } from "@tether/core/internal";
 
 const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"]);
 // Server shutting down, not accepting connections, or out of connection slots.

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { findTextProblem } from "@tether/core";
+import { findTextProblem } from "@tether/core/internal";
 import { errorResponse } from "./error-response.js";
 import { HttpError, type ErrorBody } from "./http-error.js";
 import { parseJsonBody } from "./json-body.js";

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from "fastify";
-import { findTextProblem, NotFoundError, PG_DATA_EXCEPTION_CLASS, pgErrorCode, ValidationError } from "@tether/core";
+import { findTextProblem, NotFoundError, PG_DATA_EXCEPTION_CLASS, pgErrorCode, ValidationError } from "@tether/core/internal";
 import { isConnectionError } from "./connection-error.js";
 import { ERROR_CODES, HttpError, type ErrorBody, type ErrorCode } from "./http-error.js";
 

@@ -1,4 +1,4 @@
-import { textProblem } from "@tether/core";
+import { textProblem } from "@tether/core/internal";
 import { HttpError } from "./http-error.js";
 
 /** A JSON number that cannot be read exactly, kept with its source text until the walk names its path. */

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { insertJobs, type NewJob } from "@tether/core";
+import { insertJobs, type NewJob } from "@tether/core/internal";
 import { annotations } from "@tether/annotations";
 import { seedAnnotations } from "../annotation-data.js";
 import { waitFor, type Benchmark } from "../benchmark.js";

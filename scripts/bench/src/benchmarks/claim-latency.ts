@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { claimJobs, sweepExpired } from "@tether/core";
+import { claimJobs, sweepExpired } from "@tether/core/internal";
 import { annotations } from "@tether/annotations";
 import type { Benchmark } from "../benchmark.js";
 import { compare, type ResultRow } from "../report.js";

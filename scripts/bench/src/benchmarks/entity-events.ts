@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { Drainer, insertJobs, type NewJob } from "@tether/core";
+import { Drainer, insertJobs, type NewJob } from "@tether/core/internal";
 
 const CHUNK = 1000;
 import { annotations } from "@tether/annotations";

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
-import { pingDatabase } from "@tether/core";
+import { pingDatabase } from "@tether/core/internal";
 import type { EngineSink } from "@tether/search-sink";
 import type { ApiMetrics } from "../api-metrics.js";
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { sql } from "kysely";
 import { annotations } from "@tether/annotations";
-import { Drainer, DrainerHeartbeat, runMaintenance } from "@tether/core";
+import { Drainer, DrainerHeartbeat, runMaintenance } from "@tether/core/internal";
 import { ADMIN_TOKEN, createApiContext, type ApiContext } from "../support/api-context.js";
 import { buildConsolePage, launchChromium, SCREENSHOTS } from "./browser.js";
 

@@ -1,0 +1,61 @@
+import { Type, type Static, type TObject, type TProperties } from "@sinclair/typebox";
+
+// Unknown keys are errors, not silently ignored: a misspelt option must stop the process.
+const strict = <P extends TProperties>(properties: P): TObject<P> => Type.Object(properties, { additionalProperties: false });
+const ms = (description: string) => Type.Optional(Type.Integer({ minimum: 1, description }));
+const count = (description: string, minimum = 1) => Type.Optional(Type.Integer({ minimum, description }));
+
+/**
+ * The `options` block of `tether.config.ts`. Every field is optional; the defaults are the
+ * component's own (see `WriterOptions`, `DrainerOptions`, `MaintenanceOptions`, `AlertThresholds`).
+ * A process's environment (e.g. the drainer's TETHER_BATCH_SIZE) overrides what is set here.
+ */
+export const TetherOptionsSchema = strict({
+  writer: Type.Optional(
+    strict({
+      directSyncTimeoutMs: ms("Timeout of the direct sync after COMMIT. Default 500."),
+      graceMs: Type.Optional(Type.Integer({ minimum: 0, description: "Delay before the drainer may take a write's job. Default 60000." })),
+      tag: Type.Optional(Type.String({ minLength: 1, description: "Tag of live write jobs. Default \"live\"." })),
+      priority: Type.Optional(Type.Integer({ description: "Priority of live write jobs (lower runs first). Default 1." })),
+    }),
+  ),
+  drainer: Type.Optional(
+    strict({
+      intervalMs: ms("Pause between passes that came back short. Default 60000."),
+      intervalJitter: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "Jitter of the interval, as a fraction. Default 0.1." })),
+      batchSize: count("Jobs claimed per pass. Default 2500."),
+      concurrency: count("Passes side by side while batches come back full. Default 1 (the daemon: 2)."),
+      deadlineMs: ms("Deadline of one drain transaction. Default 30000."),
+      maxAttempts: count("Permanent per-item failures before a job is parked. Default 5."),
+      sinkRetries: count("Request-level retries inside one downstream call. Default 2.", 0),
+      sweepLimit: count("Expired jobs moved per sweep statement. Default 10000."),
+      sweepBudgetMs: ms("Time a pass may spend sweeping expired jobs. Default 5000."),
+    }),
+  ),
+  maintenance: Type.Optional(
+    strict({
+      intervalMs: ms("How often each replica attempts maintenance. Default 15000."),
+      sampleIntervalMs: count("Minimum spacing of queue samples. Default 15000.", 0),
+      statRetentionDays: count("Completion counts kept. Default 7."),
+      sampleRetentionMs: ms("Queue samples kept. Default 86400000."),
+      pruneLimit: count("Rows pruned per table per pass. Default 10000."),
+      statementTimeoutMs: ms("statement_timeout of the maintenance transaction. Default 30000."),
+      vacuumMinDeadTuples: count("Dead tuples of tether.job before the leader vacuums it; 0 disables. Default 10000.", 0),
+    }),
+  ),
+  alerts: Type.Optional(
+    strict({
+      completionRateLowPerMinute: Type.Optional(Type.Number({ minimum: 0 })),
+      completionRateWindowMinutes: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+      completionRateRequiresBacklog: Type.Optional(Type.Boolean()),
+      queueLengthHigh: Type.Optional(Type.Integer({ minimum: 0 })),
+      queueLengthWindowMinutes: Type.Optional(Type.Number({ minimum: 0 })),
+      expiredMax: Type.Optional(Type.Integer({ minimum: 0 })),
+      parkedMax: Type.Optional(Type.Integer({ minimum: 0 })),
+      oldestDueJobMaxAgeSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    }),
+  ),
+});
+
+/** The `options` block of `tether.config.ts` (writer, drainer, maintenance, alerts). */
+export type TetherOptions = Static<typeof TetherOptionsSchema>;
