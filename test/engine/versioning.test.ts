@@ -23,7 +23,8 @@ describe("version-aware writes", () => {
   });
 
   it("never resurrects a deleted entity with a late write of an older version", async () => {
-    const writer = createWriter({ sink: ctx.sink });
+    // A generous timeout: the late syncs must arrive, however loaded the machine.
+    const writer = createWriter({ sink: ctx.sink, directSyncTimeoutMs: 10_000 });
     const created = await writer.createWithJob(ctx.db, widgets, { owner: "z", title: "alive" });
     const id = created.changes[0]!.id;
     const edited = await writer.updateWithJob(ctx.db, widgets, id, { title: "edited" });

@@ -19,7 +19,8 @@ describe("the write path", () => {
   afterAll(() => ctx.close());
 
   it("commits the row and its job together and syncs the document right after commit", async () => {
-    const writer = createWriter({ sink: ctx.sink });
+    // A generous timeout: this is about what commits and syncs, not about the timeout (tested below).
+    const writer = createWriter({ sink: ctx.sink, directSyncTimeoutMs: 10_000 });
     const res = await writer.createWithJob(ctx.db, widgets, { owner: "ann", title: "hello" });
     expect(res.sync).toBe("ok");
     const id = res.changes[0]!.id;
@@ -102,7 +103,7 @@ describe("the write path", () => {
   });
 
   it("defers the direct sync when the caller owns the transaction", async () => {
-    const writer = createWriter({ sink: ctx.sink });
+    const writer = createWriter({ sink: ctx.sink, directSyncTimeoutMs: 10_000 });
     const res = await ctx.db.transaction().execute((trx) => writer.createWithJob(trx, widgets, { owner: "erin", title: "mine" }));
     expect(res.sync).toBe("deferred");
     expect(await writer.syncNow(widgets, res.changes)).toBe("ok");
