@@ -2,10 +2,11 @@ import { Type } from "typebox";
 import {
   completionBuckets,
   evaluateAlerts,
-  laneGroups,
   listHeartbeats,
   queueLengthSeries,
   queueStats,
+  queueStatsOf,
+  readQueue,
 } from "@tether/core/internal";
 import type { AdminApp, AdminContext } from "../admin-context.js";
 import { AnyObject, authErrors, Nullable, Timestamp } from "../schemas/common-schemas.js";
@@ -52,7 +53,10 @@ export const CollectionSchema = Type.Object({
 /** Lanes as the overview and the lanes page show them. */
 export async function readLanes(ctx: AdminContext) {
   const { db, collections } = ctx.options;
-  const [stats, groups] = await Promise.all([queueStats(db), laneGroups(db)]);
+  // One read of the queue serves the totals and the per-lane groups, with one definition of each figure.
+  const q = await readQueue(db);
+  const stats = queueStatsOf(q);
+  const groups = q.groups;
   const names = new Set<string>([...collections.map((c) => c.jobName), ...stats.byName.map((n) => n.name), ...stats.paused.map((p) => p.name)]);
   const lanes = [...names].sort().map((name) => {
     const counts = stats.byName.find((n) => n.name === name);

@@ -64,6 +64,11 @@ export interface QueueReadModel extends QueueCounts {
    */
   oldestDueAgeSeconds: number | null;
   lanes: LaneLength[];
+  /**
+   * Every (name, tag, priority) present in tether.job, expired-only ones included, with its
+   * counts and the same oldest-wait definition as `oldestDueAgeSeconds` (any tag).
+   */
+  groups: LaneGroup[];
   byName: ({ name: string } & GroupCounts)[];
   byTag: ({ tag: string } & GroupCounts)[];
   byPriority: ({ priority: number } & GroupCounts)[];
@@ -86,6 +91,15 @@ const emptyGroup = (): GroupCounts => ({ total: 0, due: 0, future: 0, expired: 0
  * const q = await readQueue(db);
  * console.log(q.liveLength, q.oldestDueAgeSeconds, q.byTag);
  */
+/** One (name, tag, priority) of tether.job: counts and how long its oldest waiting job has waited. */
+export interface LaneGroup extends QueueCounts {
+  name: string;
+  tag: string;
+  priority: number;
+  /** Seconds, as `oldestDueAgeSeconds` defines them; null when none of the group waits. */
+  oldestDueAgeSeconds: number | null;
+}
+
 export async function readQueue(db: Kysely<any>, opts: QueueStatsOptions = {}): Promise<QueueReadModel> {
   const [jobs, dead, paused] = await Promise.all([aggregateJobs(db, opts), aggregateDeadJobs(db), pausedLanes(db)]);
   const groups = { name: new Map<string, GroupCounts>(), tag: new Map<string, GroupCounts>(), priority: new Map<string, GroupCounts>() };
@@ -95,12 +109,14 @@ export async function readQueue(db: Kysely<any>, opts: QueueStatsOptions = {}): 
     return g;
   };
   const lanes: LaneLength[] = [];
+  const laneGroups: LaneGroup[] = [];
   let all: (typeof jobs)[number] | undefined;
   let oldest: number | null = null;
   for (const r of jobs) {
     const counts = { total: r.total, due: r.due, future: r.future, expired: r.expired };
     if (r.dim === "all") all = r;
     else if (r.dim === "lane") {
+      laneGroups.push({ name: r.name!, tag: r.tag!, priority: r.priority!, ...counts, oldestDueAgeSeconds: r.oldestWaitSeconds === null ? null : Math.max(0, Math.round(r.oldestWaitSeconds * 10) / 10) });
       if (r.total > r.expired) lanes.push({ name: r.name!, tag: r.tag!, priority: r.priority!, length: r.total - r.expired, due: r.due });
       if (isLiveTag(r.tag!) && r.oldestWaitSeconds !== null) oldest = Math.max(oldest ?? 0, r.oldestWaitSeconds);
     } else if (r.dim === "priority") Object.assign(group("priority", String(r.priority)), counts);
@@ -129,6 +145,7 @@ export async function readQueue(db: Kysely<any>, opts: QueueStatsOptions = {}): 
     totalLength: lanes.reduce((a, l) => a + l.length, 0),
     oldestDueAgeSeconds: oldest === null ? null : Math.max(0, Math.round(oldest * 1000) / 1000),
     lanes,
+    groups: laneGroups.sort((a, b) => a.name.localeCompare(b.name) || a.priority - b.priority || a.tag.localeCompare(b.tag)),
     byName: sorted("name").map(([name, g]) => ({ name, ...g })),
     byTag: sorted("tag").map(([tag, g]) => ({ tag, ...g })),
     byPriority: sorted("priority").map(([p, g]) => ({ priority: Number(p), ...g })),
@@ -164,7 +181,11 @@ export interface QueueStats {
  * console.log(s.due, s.oldestDueAgeSeconds, s.byTag);
  */
 export async function queueStats(db: Kysely<any>, opts: QueueStatsOptions = {}): Promise<QueueStats> {
-  const q = await readQueue(db, opts);
+  return queueStatsOf(await readQueue(db, opts));
+}
+
+/** `queueStats` of a read model already in hand (one scan serves several views). */
+export function queueStatsOf(q: QueueReadModel): QueueStats {
   return {
     at: q.at.toISOString(),
     total: q.total,

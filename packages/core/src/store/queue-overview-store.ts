@@ -1,39 +1,6 @@
 import { sql, type Kysely } from "kysely";
 
-/** The console overview's reads: per-lane breakdown, completion-rate and queue-length series. */
-
-export interface LaneGroup {
-  name: string;
-  tag: string;
-  priority: number;
-  total: number;
-  due: number;
-  future: number;
-  expired: number;
-  /** Seconds since the longest-waiting due job of this group became due; null when none is due. */
-  oldestDueAgeSeconds: number | null;
-}
-
-/** One row per (name, tag, priority) present in tether.job. */
-export async function laneGroups(db: Kysely<any>): Promise<LaneGroup[]> {
-  const r = await sql<{ name: string; tag: string; priority: number; total: string; due: string; future: string; expired: string; oldest: number | null }>`
-    SELECT name, tag, priority, count(*) AS total,
-           count(*) FILTER (WHERE scheduled_at <= now() AND expires_at > now()) AS due,
-           count(*) FILTER (WHERE scheduled_at > now() AND expires_at > now()) AS future,
-           count(*) FILTER (WHERE expires_at <= now()) AS expired,
-           extract(epoch FROM now() - min(scheduled_at) FILTER (WHERE scheduled_at <= now() AND expires_at > now()))::float8 AS oldest
-    FROM tether.job GROUP BY name, tag, priority ORDER BY name, priority, tag`.execute(db);
-  return r.rows.map((x) => ({
-    name: x.name,
-    tag: x.tag,
-    priority: x.priority,
-    total: Number(x.total),
-    due: Number(x.due),
-    future: Number(x.future),
-    expired: Number(x.expired),
-    oldestDueAgeSeconds: x.oldest === null ? null : Math.round(Number(x.oldest) * 10) / 10,
-  }));
-}
+/** The console overview's reads: completion-rate and queue-length series (lane counts come from the queue read model). */
 
 export interface CompletionBucket {
   /** Start of the bucket. */
