@@ -3,6 +3,7 @@ import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporte
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider, type ViewOptions } from "@opentelemetry/sdk-metrics";
 import { resetInstruments } from "@tether/core/internal";
+import { takeMetricReader, telemetryState } from "./telemetry-state.js";
 
 export interface PrometheusMetricsOptions {
   /** service.name of the exported target_info. */
@@ -33,9 +34,11 @@ export interface PrometheusMetrics {
  */
 export function createPrometheusMetrics(opts: PrometheusMetricsOptions): PrometheusMetrics {
   const exporter = new PrometheusExporter({ preventServerStart: true });
+  // With startTelemetry first, the provider carries its resource and pushes over OTLP too.
+  const otlp = takeMetricReader();
   const provider = new MeterProvider({
-    resource: resourceFromAttributes({ "service.name": opts.serviceName }),
-    readers: [exporter],
+    resource: telemetryState.resource ?? resourceFromAttributes({ "service.name": opts.serviceName }),
+    readers: otlp ? [exporter, otlp] : [exporter],
     ...(opts.views ? { views: opts.views } : {}),
   });
   const registered = metrics.setGlobalMeterProvider(provider);

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { context, ROOT_CONTEXT, trace, type Context, type ContextManager } from "@opentelemetry/api";
-import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { Resource } from "@opentelemetry/resources";
+import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 
 /**
  * Carries the active span across awaits, so spans started inside a drain pass (Elasticsearch
@@ -39,6 +40,13 @@ class AsyncLocalContextManager implements ContextManager {
 
 export type TracesExporter = "none" | "console";
 
+export interface TracingOptions {
+  /** The resource of every span (service.name, …). */
+  resource?: Resource;
+  /** More processors beside the exporter's (`startTelemetry` passes the OTLP batch processor). */
+  spanProcessors?: SpanProcessor[];
+}
+
 export interface Tracing {
   shutdown(): Promise<void>;
 }
@@ -47,14 +55,19 @@ export interface Tracing {
  * Registers a BasicTracerProvider (and an AsyncLocalStorage context manager) for core's spans
  * (tether.drain_batch, tether.write, tether.direct_sync). Finished spans are printed to stdout
  * only with `exporter: "console"`; with "none" (the default) they are recorded and dropped; any
- * other SpanExporter (an OTLP exporter, or an in-memory one in tests) receives them.
+ * other SpanExporter (an in-memory one in tests) receives them. Processes start it through
+ * `startTelemetry`, which adds OTLP export from the `OTEL_*` variables.
+ *
+ * @example
+ * const tracing = startTracing("console");
+ * await tracing.shutdown();
  */
-export function startTracing(exporter: TracesExporter | SpanExporter = "none"): Tracing {
+export function startTracing(exporter: TracesExporter | SpanExporter = "none", opts: TracingOptions = {}): Tracing {
   const manager = new AsyncLocalContextManager().enable();
   const contextRegistered = context.setGlobalContextManager(manager);
   const target = exporter === "console" ? new ConsoleSpanExporter() : exporter === "none" ? undefined : exporter;
-  const spanProcessors = target ? [new SimpleSpanProcessor(target)] : [];
-  const provider = new BasicTracerProvider({ spanProcessors });
+  const spanProcessors = [...(target ? [new SimpleSpanProcessor(target)] : []), ...(opts.spanProcessors ?? [])];
+  const provider = new BasicTracerProvider({ spanProcessors, ...(opts.resource ? { resource: opts.resource } : {}) });
   const registered = trace.setGlobalTracerProvider(provider);
   return {
     async shutdown() {

@@ -17,3 +17,4 @@ export * from "./live-writers.js";
 export * from "./services/private-postgres.js";
 export * from "./services/free-port.js";
 export * from "./services/elasticsearch-cluster.js";
+export * from "./otlp-receiver.js";

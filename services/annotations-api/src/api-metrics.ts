@@ -22,8 +22,8 @@ export function apiMetrics(): ApiMetrics {
   const registry = createPrometheusMetrics({ serviceName: "tether-api" });
   const meter = registry.meter("tether-api");
   shared = {
-    requests: meter.createCounter("tether_api_requests", { description: "HTTP requests answered, by method, route and status" }),
-    requestDuration: meter.createHistogram("tether_api_request_duration", {
+    requests: meter.createCounter("tether_api_requests", { description: "HTTP requests answered, by method, route and status", unit: "{request}" }),
+    requestDuration: meter.createHistogram("tether_api_request_duration_seconds", {
       description: "HTTP request duration",
       unit: "s",
       advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },

@@ -1,6 +1,6 @@
 import { cleanEnv, str, url } from "envalid";
 import { parseAdminTokens, type AdminToken } from "@tether/admin";
-import { envReporter, listenPort, logLevel, nonNegativeInt, positiveInt, sinkEnvSpecs, sinkSetting, type SinkSetting } from "@tether/service-kit";
+import { envReporter, listenPort, logLevel, nonNegativeInt, otelEnv, positiveInt, sinkEnvSpecs, sinkSetting, type SinkSetting } from "@tether/service-kit";
 
 export interface ApiEnv {
   DATABASE_URL: string;
@@ -22,9 +22,9 @@ export interface ApiEnv {
   TETHER_GRACE_MS: number;
   /** Default 65536. */
   TETHER_BODY_LIMIT_BYTES: number;
-  /** "console" prints finished spans (tether.write → tether.direct_sync) to stdout; "none" (default) drops them. */
-  OTEL_TRACES_EXPORTER: "none" | "console";
   LOG_LEVEL: string;
+  /** The OpenTelemetry `OTEL_*` variables, for `startTelemetry` (validated there). */
+  OTEL: NodeJS.ProcessEnv;
 }
 
 /** Parses the API's environment once; when something is wrong, logs one JSON line naming each variable (never its value) and exits 78. */
@@ -40,7 +40,6 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
     TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
     TETHER_BODY_LIMIT_BYTES: positiveInt({ default: 65_536 }),
-    OTEL_TRACES_EXPORTER: str({ default: "none", choices: ["none", "console"] as const }),
     LOG_LEVEL: logLevel(),
   }, { reporter: envReporter("annotations-api", source) });
   return {
@@ -54,7 +53,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     TETHER_GRACE_MS: env.TETHER_GRACE_MS,
     TETHER_BODY_LIMIT_BYTES: env.TETHER_BODY_LIMIT_BYTES,
-    OTEL_TRACES_EXPORTER: env.OTEL_TRACES_EXPORTER,
     LOG_LEVEL: env.LOG_LEVEL,
+    OTEL: otelEnv(source),
   };
 }

@@ -9,11 +9,12 @@ import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate } from "@
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { buildApp } from "./app.js";
 import { loadEnv } from "./env.js";
-import { createLogger, maskUrl, onShutdown, startService, startTracing } from "@tether/service-kit";
+import { createLogger, maskUrl, onShutdown, packageVersion, startService, startTelemetryOrExit } from "@tether/service-kit";
 
 const env = loadEnv();
 const logger = createLogger({ service: "annotations-api", level: env.LOG_LEVEL });
-const tracing = startTracing(env.OTEL_TRACES_EXPORTER);
+// Traces and metrics over OTLP when the OTEL_* variables configure it (service.name tether-api).
+const telemetry = startTelemetryOrExit("annotations-api", { serviceName: "tether-api", serviceVersion: packageVersion(new URL("../package.json", import.meta.url)), env: env.OTEL });
 logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), sink: env.SINK.kind, sinkUrl: maskUrl(env.SINK.url), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
 function stopOnConfigError(err: unknown): never {
   if (!(err instanceof ConfigError)) throw err;
@@ -57,6 +58,6 @@ await startService(logger, async () => {
 
   onShutdown(logger, "shutting down", async () => {
     await app.close();
-    await Promise.all([db.destroy(), sink.close?.(), tracing.shutdown()]);
+    await Promise.all([db.destroy(), sink.close?.(), telemetry.shutdown()]);
   });
 });

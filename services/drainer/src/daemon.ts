@@ -18,7 +18,7 @@ import {
 import { newDaemonState, recordMaintenance, recordPass, type DaemonState } from "./daemon-state.js";
 import { buildDrainerServer } from "./http-server.js";
 import { createMetricsRegistry } from "./metrics-registry.js";
-import { createLogger, startTracing, type TracesExporter } from "@tether/service-kit";
+import { createLogger, startTelemetry, type Telemetry } from "@tether/service-kit";
 
 export interface DrainerDaemonOptions {
   db: Kysely<any>;
@@ -41,8 +41,11 @@ export interface DrainerDaemonOptions {
   maintenance?: MaintenanceOptions & { intervalMs?: number };
   /** Thresholds of GET /alerts. Default: core's (the same as infra/prometheus/tether-rules.yml). */
   alertThresholds?: AlertThresholds;
-  /** "console" prints spans to stdout. Default "none". */
-  tracesExporter?: TracesExporter;
+  /**
+   * Telemetry the process started (`startTelemetry`); the daemon stops it with itself. Default:
+   * tracing and metrics in this process only, nothing exported.
+   */
+  telemetry?: Telemetry;
   /**
    * The heartbeat row the admin console lists drainers from (tether.drainer_heartbeat).
    * `version` is shown beside host and pid. Defaults: version "unknown", every 30000 ms.
@@ -90,7 +93,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
   const alertThresholds = resolveAlertThresholds(opts.alertThresholds);
   const drainer = new Drainer({ ...opts.drainer, db: opts.db, sink: opts.sink, collections: opts.collections, logger });
 
-  const tracing = startTracing(opts.tracesExporter ?? "none");
+  const tracing = opts.telemetry ?? startTelemetry({ serviceName: "tether-drainer", env: {} });
   const metrics = createMetricsRegistry({ readSample: () => latestQueueSample(opts.db), logger });
   const state = newDaemonState();
   const events = new EventEmitter<DrainerDaemonEvents>();
@@ -148,8 +151,9 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
   try {
     await app.listen({ port: opts.port ?? 9464, host: opts.host ?? "0.0.0.0" });
   } catch (err) {
-    await metrics.shutdown();
+    // Spans and a last metric collection go out before the provider stops.
     await tracing.shutdown();
+    await metrics.shutdown();
     throw err;
   }
   const address = app.server.address();
@@ -182,8 +186,8 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
       await heartbeat.stop();
       await inFlight?.catch(() => undefined);
       await app.close();
-      await metrics.shutdown();
       await tracing.shutdown();
+      await metrics.shutdown();
       logger.info({ passes: state.passes, failedPasses: state.failedPasses }, "stopped");
     })();
     return stopped;

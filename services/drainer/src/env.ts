@@ -1,5 +1,5 @@
 import { bool, cleanEnv, str, url } from "envalid";
-import { envReporter, listenPort, logLevel, positiveInt, sinkEnvSpecs, sinkSetting, type SinkSetting } from "@tether/service-kit";
+import { envReporter, listenPort, logLevel, otelEnv, positiveInt, sinkEnvSpecs, sinkSetting, type SinkSetting } from "@tether/service-kit";
 
 export interface DrainerEnv {
   DATABASE_URL: string;
@@ -30,9 +30,9 @@ export interface DrainerEnv {
    * transaction-mode pooler (PgBouncer): give Postgres itself or a session-mode pool here.
    */
   TETHER_LISTEN_DATABASE_URL: string;
-  /** "console" prints finished spans to stdout; "none" (default) records nothing. */
-  OTEL_TRACES_EXPORTER: "none" | "console";
   LOG_LEVEL: string;
+  /** The OpenTelemetry `OTEL_*` variables, for `startTelemetry` (validated there). */
+  OTEL: NodeJS.ProcessEnv;
 }
 
 /**
@@ -55,7 +55,6 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
     TETHER_MAINTENANCE_INTERVAL_MS: positiveInt({ default: undefined }),
     TETHER_LISTEN: bool({ default: true }),
     TETHER_LISTEN_DATABASE_URL: url({ default: undefined, desc: "session-mode Postgres connection string for LISTEN" }),
-    OTEL_TRACES_EXPORTER: str({ default: "none", choices: ["none", "console"] as const }),
     LOG_LEVEL: logLevel(),
   }, { reporter: envReporter("drainer", source) });
   return {
@@ -72,7 +71,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
     TETHER_MAINTENANCE_INTERVAL_MS: env.TETHER_MAINTENANCE_INTERVAL_MS,
     TETHER_LISTEN: env.TETHER_LISTEN,
     TETHER_LISTEN_DATABASE_URL: env.TETHER_LISTEN_DATABASE_URL ?? env.DATABASE_URL,
-    OTEL_TRACES_EXPORTER: env.OTEL_TRACES_EXPORTER,
     LOG_LEVEL: env.LOG_LEVEL,
+    OTEL: otelEnv(source),
   };
 }

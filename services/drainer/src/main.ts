@@ -8,10 +8,9 @@
  * Run from the repo: `node --conditions=source --import tsx services/drainer/src/main.ts`.
  * SIGTERM/SIGINT: finish the current batch, close the server, Postgres and the sink, exit 0.
  */
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate, type LoadedConfig } from "@tether/core";
-import { createLogger, maskUrl, onShutdown, startService } from "@tether/service-kit";
+import { createLogger, maskUrl, onShutdown, packageVersion, startService, startTelemetryOrExit } from "@tether/service-kit";
 import { startDrainerDaemon } from "./daemon.js";
 import { drainerSettings } from "./drainer-settings.js";
 import { loadEnv } from "./env.js";
@@ -19,6 +18,9 @@ import { loadEnv } from "./env.js";
 const args = parseArgs({ options: { config: { type: "string" } }, strict: true }).values;
 const env = loadEnv();
 const logger = createLogger({ service: "drainer", level: env.LOG_LEVEL });
+const version = packageVersion(new URL("../package.json", import.meta.url)) ?? "unknown";
+// Traces and metrics over OTLP when the OTEL_* variables configure it (service.name tether-drainer).
+const telemetry = startTelemetryOrExit("drainer", { serviceName: "tether-drainer", serviceVersion: version, env: env.OTEL });
 
 function stopOnConfigError(err: unknown): never {
   if (!(err instanceof ConfigError)) throw err;
@@ -60,8 +62,8 @@ await startService(logger, async () => {
     collections: config.collections,
     logger,
     port: env.METRICS_PORT,
-    tracesExporter: env.OTEL_TRACES_EXPORTER,
-    heartbeat: { version: (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version },
+    telemetry,
+    heartbeat: { version },
     ...settings,
     drainer: {
       ...settings.drainer,

@@ -24,8 +24,6 @@ export interface MetricsRegistry {
 export function createMetricsRegistry(opts: MetricsRegistryOptions): MetricsRegistry {
   const registry = createPrometheusMetrics({
     serviceName: opts.serviceName ?? "tether-drainer",
-    // Prometheus convention names the unit; core names its instruments unit-free.
-    views: [{ instrumentName: "tether_drain_batch_duration", name: "tether_drain_batch_duration_seconds" }],
     onConflict: () => opts.logger.warn({}, "another MeterProvider is registered in this process; tether counters go there"),
   });
   const meter = registry.meter("tether");
