@@ -5,6 +5,7 @@ import { bumpVersions, loadRows } from "../store/collection-store.js";
 import { planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
 import type { BatchContext } from "./drain-batch.js";
 import type { Ledger } from "./ledger.js";
+import { timeStage, timeStageSync } from "./drain-stages.js";
 
 /**
  * One collection's share of a drain batch, as a pipeline:
@@ -45,20 +46,20 @@ export async function syncCollection(ctx: BatchContext, collection: Collection<a
 
   let before: Map<string, DownstreamState>;
   try {
-    before = await ctx.sink.fetchStates(collection.index, entities.map((e) => e.id), sinkOpts);
+    before = await timeStage("verify", entities.length, () => ctx.sink.fetchStates(collection.index, entities.map((e) => e.id), sinkOpts));
   } catch (err) {
     ledger.retry(entities.flatMap((e) => e.jobs), `reading downstream failed: ${String(err)}`);
     return;
   }
 
-  const planned = await leapfrog(ctx, collection, decide(collection, entities, before, ledger), ledger);
+  const planned = await leapfrog(ctx, collection, timeStageSync("build", entities.length, () => decide(collection, entities, before, ledger)), ledger);
   if (planned.length === 0) return;
   const accepted = await write(ctx, collection, planned, sinkOpts, ledger);
   if (accepted.length === 0) return;
 
   let after: Map<string, DownstreamState>;
   try {
-    after = await ctx.sink.fetchStates(collection.index, accepted.map((w) => w.entity.id), sinkOpts);
+    after = await timeStage("readback", accepted.length, () => ctx.sink.fetchStates(collection.index, accepted.map((w) => w.entity.id), sinkOpts));
   } catch (err) {
     ledger.retry(accepted.flatMap((w) => w.entity.jobs), `read-back failed: ${String(err)}`);
     return;
@@ -78,7 +79,7 @@ async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job:
   }
   let rows: Map<string, Row>;
   try {
-    rows = await loadRows(ctx.trx, collection, [...byId.keys()]);
+    rows = await timeStage("load", byId.size, () => loadRows(ctx.trx, collection, [...byId.keys()]));
   } catch (err) {
     throw new Error(`loading ${collection.table} rows failed: ${String(err)}`, { cause: err });
   }
@@ -129,7 +130,7 @@ async function leapfrog(ctx: BatchContext, collection: Collection<any>, planned:
 async function write(ctx: BatchContext, collection: Collection<any>, planned: PlannedWrite[], sinkOpts: SinkCallOptions, ledger: Ledger): Promise<AcceptedWrite[]> {
   let results;
   try {
-    results = await ctx.sink.write(collection.index, planned.map((w) => w.op), sinkOpts);
+    results = await timeStage("bulk", planned.length, () => ctx.sink.write(collection.index, planned.map((w) => w.op), sinkOpts));
   } catch (err) {
     ledger.retry(planned.flatMap((w) => w.entity.jobs), `bulk write failed: ${String(err)}`);
     return [];
