@@ -6,6 +6,7 @@ import { planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../v
 import type { BatchContext } from "./drain-batch.js";
 import type { Ledger } from "./ledger.js";
 import { timeStage, timeStageSync } from "./drain-stages.js";
+import { readBack } from "./read-back.js";
 
 /**
  * One collection's share of a drain batch, as a pipeline:
@@ -36,6 +37,8 @@ interface PlannedWrite {
 
 /** A write the downstream accepted (or refused as older): to be read back. */
 interface AcceptedWrite extends PlannedWrite {
+  /** The bulk reported it written (else refused as older). */
+  written: boolean;
   /** The version a refused write reported the downstream holds. */
   conflictVersion?: number;
 }
@@ -59,7 +62,9 @@ export async function syncCollection(ctx: BatchContext, collection: Collection<a
 
   let after: Map<string, DownstreamState>;
   try {
-    after = await timeStage("readback", accepted.length, () => ctx.sink.fetchStates(collection.index, accepted.map((w) => w.entity.id), sinkOpts));
+    after = await timeStage("readback", accepted.length, () =>
+      readBack(ctx.sink, collection.index, accepted.map((w) => ({ id: w.entity.id, op: w.op, written: w.written })), sinkOpts),
+    );
   } catch (err) {
     ledger.retry(accepted.flatMap((w) => w.entity.jobs), `read-back failed: ${String(err)}`);
     return;
@@ -140,7 +145,7 @@ async function write(ctx: BatchContext, collection: Collection<any>, planned: Pl
     const w = planned[i]!;
     // A write refused as older is read back too: the downstream may already hold what we wanted.
     if (res.status === "ok" || res.status === "conflict") {
-      accepted.push({ ...w, ...(res.status === "conflict" && res.currentVersion !== undefined ? { conflictVersion: res.currentVersion } : {}) });
+      accepted.push({ ...w, written: res.status === "ok", ...(res.status === "conflict" && res.currentVersion !== undefined ? { conflictVersion: res.currentVersion } : {}) });
     } else if (res.status === "retryable") ledger.retry(w.entity.jobs, res.error);
     else ledger.fail(w.entity.jobs, res.error, false);
   });
