@@ -68,6 +68,12 @@ export interface Sink {
   ensureIndex(index: string, mappings?: Record<string, unknown>): Promise<void>;
   /** Reads current states, realtime (no refresh needed). Throws RetryableSinkError when unreachable. */
   fetchStates(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, DownstreamState>>;
+  /**
+   * Optional: current versions only, realtime and without reading any document source (absent
+   * ids are missing from the map). The drainer reads back writes the sink reported done with
+   * it: the version is what confirms them, and a source read costs the engine far more.
+   */
+  fetchVersions?(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, number>>;
   /** One bulk write; one result per operation, in order. Throws RetryableSinkError when unreachable. */
   write(index: string, ops: readonly SinkOperation[], opts?: SinkCallOptions): Promise<SinkItemResult[]>;
   /** Count and hash sum of live documents per id bucket (numeric ids only). */

@@ -29,7 +29,7 @@ export class ElasticsearchSink extends EngineSink {
   }
 
   protected async mgetDocs(index: string, ids: string[], sourceIncludes: string[], r: EngineRequest): Promise<MgetDoc[]> {
-    const res = await this.client.mget({ index, ids, realtime: true, _source_includes: sourceIncludes }, this.transport(r));
+    const res = await this.client.mget({ index, ids, realtime: true, ...(sourceIncludes.length > 0 ? { _source_includes: sourceIncludes } : { _source: false }) }, this.transport(r));
     return res.docs as MgetDoc[];
   }
 

@@ -71,7 +71,7 @@ export class OpenSearchSink extends EngineSink {
   }
 
   protected async mgetDocs(index: string, ids: string[], sourceIncludes: string[], r: EngineRequest): Promise<MgetDoc[]> {
-    const body = await this.send(r, (o) => this.client.mget({ index, realtime: true, _source_includes: sourceIncludes, body: { ids } }, o));
+    const body = await this.send(r, (o) => this.client.mget({ index, realtime: true, ...(sourceIncludes.length > 0 ? { _source_includes: sourceIncludes } : { _source: false }), body: { ids } }, o));
     return body.docs as MgetDoc[];
   }
 

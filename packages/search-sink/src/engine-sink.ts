@@ -88,6 +88,7 @@ export abstract class EngineSink implements Sink {
     this.replicas = opts.replicas ?? 0;
   }
 
+  /** Realtime `_mget`; an empty `sourceIncludes` asks for no source at all (`_source: false`). */
   protected abstract mgetDocs(index: string, ids: string[], sourceIncludes: string[], r: EngineRequest): Promise<MgetDoc[]>;
   /** Sends `_bulk` lines; resolves with the answer's `items`. */
   protected abstract bulkItems(lines: unknown[], r: EngineRequest): Promise<Record<string, unknown>[]>;
@@ -152,6 +153,21 @@ export abstract class EngineSink implements Sink {
         throw new RetryableSinkError(`mget item ${doc._id} failed: ${doc.error.type}: ${doc.error.reason ?? ""}`);
       }
       if (doc.found) out.set(doc._id, { version: Number(doc._version ?? 0), deleted: doc._source?.tether?.deleted === true });
+    }
+    return out;
+  }
+
+  async fetchVersions(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (ids.length === 0) return out;
+    // No source includes: the engine answers from its version map, without loading a document.
+    const docs = await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [], r));
+    for (const doc of docs) {
+      if (doc.error) {
+        if (doc.error.type === "index_not_found_exception") continue;
+        throw new RetryableSinkError(`mget item ${doc._id} failed: ${doc.error.type}: ${doc.error.reason ?? ""}`);
+      }
+      if (doc.found) out.set(doc._id, Number(doc._version ?? 0));
     }
     return out;
   }

@@ -78,6 +78,14 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       expect(Object.fromEntries(states)).toEqual({ "1": { version: 3, deleted: false }, "2": { version: 1, deleted: false } });
     });
 
+    it("reads versions alone (when it offers fetchVersions) at once after a write, absent ids left out", async () => {
+      if (!sink.fetchVersions) return;
+      const i = await freshIndex();
+      await sink.write(i, [index("1", 3), { kind: "tombstone", id: "2", version: 4 }]);
+      expect(Object.fromEntries(await sink.fetchVersions(i, ["1", "2", "3"]))).toEqual({ "1": 3, "2": 4 });
+      expect((await sink.fetchVersions("never_created", ["1"])).size).toBe(0);
+    });
+
     it("never lets an older or equal version overwrite a newer one; force rewrites an equal version only", async () => {
       const i = await freshIndex();
       await sink.write(i, [index("1", 5)]);

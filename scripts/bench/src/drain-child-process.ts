@@ -27,6 +27,12 @@ export interface DrainChildResult {
   /** VmHWM at exit: the process's peak resident set (kB). */
   peakHwmKb: number;
   rssKb: number;
+  /** process.resourceUsage().maxRSS at exit (kB). */
+  maxRssKb: number;
+  /** Node CPU time of the child while draining. */
+  cpuMs: { user: number; system: number };
+  /** Summed wall time per drain stage (passes side by side overlap, so the sum can pass the wall time). */
+  stages: Record<string, { ms: number; items: number; calls: number }>;
 }
 
 const script = fileURLToPath(new URL("./child/drain-child.ts", import.meta.url));

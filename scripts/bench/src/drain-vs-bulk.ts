@@ -4,6 +4,7 @@ import { resetIndex } from "./annotation-data.js";
 import { countDocs, deleteIndex, rawBulk, type BenchSink } from "./bench-engine.js";
 import type { BenchDatabase, BenchScope } from "./bench-scope.js";
 import { runDrainChild, type DrainChildResult } from "./drain-child-process.js";
+import { formatStageBreakdown } from "./stage-breakdown.js";
 
 export const RAW_INDEX = "raw_annotations";
 
@@ -61,7 +62,7 @@ export function timeSplit(drains: readonly DrainChildResult[]): string {
   // Passes overlap, so call times add up past the wall time: report each call's share of the
   // sink time, and how busy sink calls kept the drainer.
   const pct = (x: number, of: number) => `${Math.round((100 * x) / of)}%`;
-  return `sink call time over all repetitions: _mget (verify + read-back) ${pct(mget, mget + bulk)}, _bulk ${pct(bulk, mget + bulk)}; summed call time = ${pct(mget + bulk, wall)} of wall time (over 100% = calls overlapped)`;
+  return `sink call time over all repetitions: _mget (verify + read-back) ${pct(mget, mget + bulk)}, _bulk ${pct(bulk, mget + bulk)}; summed call time = ${pct(mget + bulk, wall)} of wall time (over 100% = calls overlapped); ${formatStageBreakdown(drains)}`;
 }
 
 /** The memory baseline: the same child process, loaded and connected, not draining. */

@@ -17,6 +17,7 @@ export function timedSink(inner: Sink): { sink: Sink; spentMs: Record<"fetchStat
     kind: inner.kind,
     ensureIndex: (...a) => inner.ensureIndex(...a),
     fetchStates: time("fetchStates", (...a: Parameters<Sink["fetchStates"]>) => inner.fetchStates(...a)),
+    ...(inner.fetchVersions ? { fetchVersions: time("fetchStates", (...a: Parameters<NonNullable<Sink["fetchVersions"]>>) => inner.fetchVersions!(...a)) } : {}),
     write: time("write", (...a: Parameters<Sink["write"]>) => inner.write(...a)),
     summarize: (...a) => inner.summarize(...a),
     listStates: (...a) => inner.listStates(...a),

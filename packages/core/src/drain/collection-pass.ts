@@ -5,6 +5,8 @@ import { bumpVersions, loadRows } from "../store/collection-store.js";
 import { planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
 import type { BatchContext } from "./drain-batch.js";
 import type { Ledger } from "./ledger.js";
+import { timeStage, timeStageSync } from "./drain-stages.js";
+import { readBack } from "./read-back.js";
 
 /**
  * One collection's share of a drain batch, as a pipeline:
@@ -35,6 +37,8 @@ interface PlannedWrite {
 
 /** A write the downstream accepted (or refused as older): to be read back. */
 interface AcceptedWrite extends PlannedWrite {
+  /** The bulk reported it written (else refused as older). */
+  written: boolean;
   /** The version a refused write reported the downstream holds. */
   conflictVersion?: number;
 }
@@ -45,20 +49,22 @@ export async function syncCollection(ctx: BatchContext, collection: Collection<a
 
   let before: Map<string, DownstreamState>;
   try {
-    before = await ctx.sink.fetchStates(collection.index, entities.map((e) => e.id), sinkOpts);
+    before = await timeStage("verify", entities.length, () => ctx.sink.fetchStates(collection.index, entities.map((e) => e.id), sinkOpts));
   } catch (err) {
     ledger.retry(entities.flatMap((e) => e.jobs), `reading downstream failed: ${String(err)}`);
     return;
   }
 
-  const planned = await leapfrog(ctx, collection, decide(collection, entities, before, ledger), ledger);
+  const planned = await leapfrog(ctx, collection, timeStageSync("build", entities.length, () => decide(collection, entities, before, ledger)), ledger);
   if (planned.length === 0) return;
   const accepted = await write(ctx, collection, planned, sinkOpts, ledger);
   if (accepted.length === 0) return;
 
   let after: Map<string, DownstreamState>;
   try {
-    after = await ctx.sink.fetchStates(collection.index, accepted.map((w) => w.entity.id), sinkOpts);
+    after = await timeStage("readback", accepted.length, () =>
+      readBack(ctx.sink, collection.index, accepted.map((w) => ({ id: w.entity.id, op: w.op, written: w.written })), sinkOpts),
+    );
   } catch (err) {
     ledger.retry(accepted.flatMap((w) => w.entity.jobs), `read-back failed: ${String(err)}`);
     return;
@@ -78,7 +84,7 @@ async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job:
   }
   let rows: Map<string, Row>;
   try {
-    rows = await loadRows(ctx.trx, collection, [...byId.keys()]);
+    rows = await timeStage("load", byId.size, () => loadRows(ctx.trx, collection, [...byId.keys()]));
   } catch (err) {
     throw new Error(`loading ${collection.table} rows failed: ${String(err)}`, { cause: err });
   }
@@ -129,7 +135,7 @@ async function leapfrog(ctx: BatchContext, collection: Collection<any>, planned:
 async function write(ctx: BatchContext, collection: Collection<any>, planned: PlannedWrite[], sinkOpts: SinkCallOptions, ledger: Ledger): Promise<AcceptedWrite[]> {
   let results;
   try {
-    results = await ctx.sink.write(collection.index, planned.map((w) => w.op), sinkOpts);
+    results = await timeStage("bulk", planned.length, () => ctx.sink.write(collection.index, planned.map((w) => w.op), sinkOpts));
   } catch (err) {
     ledger.retry(planned.flatMap((w) => w.entity.jobs), `bulk write failed: ${String(err)}`);
     return [];
@@ -139,7 +145,7 @@ async function write(ctx: BatchContext, collection: Collection<any>, planned: Pl
     const w = planned[i]!;
     // A write refused as older is read back too: the downstream may already hold what we wanted.
     if (res.status === "ok" || res.status === "conflict") {
-      accepted.push({ ...w, ...(res.status === "conflict" && res.currentVersion !== undefined ? { conflictVersion: res.currentVersion } : {}) });
+      accepted.push({ ...w, written: res.status === "ok", ...(res.status === "conflict" && res.currentVersion !== undefined ? { conflictVersion: res.currentVersion } : {}) });
     } else if (res.status === "retryable") ledger.retry(w.entity.jobs, res.error);
     else ledger.fail(w.entity.jobs, res.error, false);
   });

@@ -2,6 +2,7 @@ import type { Transaction } from "kysely";
 import type { BackoffOptions } from "./backoff.js";
 import { syncCollection } from "./collection-pass.js";
 import { Ledger } from "./ledger.js";
+import { publishStage, timeStage } from "./drain-stages.js";
 import type { Collection } from "../collection.js";
 import { canonicalEntityId } from "../entity-id.js";
 import { parkJobs, rescheduleJobs, deleteJobs } from "../store/job-store.js";
@@ -126,13 +127,15 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
   counts.parked = ledger.parked.length;
   counts.retried = ledger.retried.length;
 
-  await deleteJobs(ctx.trx, [...ledger.confirmed.keys()]);
+  await timeStage("delete", ledger.confirmed.size, () => deleteJobs(ctx.trx, [...ledger.confirmed.keys()]));
+  const ledgerStarted = performance.now();
   await rescheduleJobs(ctx.trx, ledger.retried);
   await parkJobs(ctx.trx, ledger.parked);
   await recordCompletions(ctx.trx, [...stats.values()]);
   // Parked jobs are logged by the dead-letter table's trigger; only the drainer knows how a
   // confirmed job ended.
   if (ctx.entityEvents !== false) await recordEntityEvents(ctx.trx, confirmedEvents(jobById, ledger.confirmed));
+  publishStage("ledger", ledgerStarted, jobs.length);
   ctx.completions?.push(...stats.values());
   if (ledger.parked.length > 0) ctx.logger.warn({ parked: ledger.parked.slice(0, 10) }, "parked jobs");
   return counts;

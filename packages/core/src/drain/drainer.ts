@@ -4,6 +4,7 @@ import { SpanStatusCode, trace } from "@opentelemetry/api";
 import type { BackoffOptions } from "./backoff.js";
 import type { Collection } from "../collection.js";
 import { processBatch, emptyCounts, type DrainCounts } from "./drain-batch.js";
+import { publishStage, timeStage } from "./drain-stages.js";
 import { DeadlineExceededError, ValidationError } from "../errors.js";
 import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
 import { idColumnType } from "../store/collection-store.js";
@@ -190,21 +191,25 @@ export class Drainer extends EventEmitter<DrainerEvents> {
         const completions: CompletionCount[] = [];
         try {
           const expired = counts.expired;
+          let batchDone: number | undefined;
           counts = await o.db.transaction().execute(async (trx) => {
             await limitDrainTransaction(trx, o.deadlineMs);
-            const jobs = await claimJobs(trx, { limit: o.batchSize, pausedNames: paused, ...(opts.now ? { now: opts.now } : {}) });
+            const jobs = await timeStage("claim", o.batchSize, () => claimJobs(trx, { limit: o.batchSize, pausedNames: paused, ...(opts.now ? { now: opts.now } : {}) }));
             if (jobs.length === 0) return emptyCounts();
             const ids = jobs.map((j) => j.id);
             this.emit("claimed", ids);
             try {
-              return await processBatch(
+              const batch = await processBatch(
                 { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents },
                 jobs,
               );
+              batchDone = performance.now();
+              return batch;
             } finally {
               this.emit("releasing", ids);
             }
           });
+          if (batchDone !== undefined) publishStage("commit", batchDone, counts.claimed);
           counts.expired = expired;
           // Counted only once the batch committed: a rolled-back batch completed nothing.
           for (const c of completions) instruments().jobsCompleted.add(c.count, { name: c.name, tag: c.tag, priority: c.priority, outcome: c.outcome });

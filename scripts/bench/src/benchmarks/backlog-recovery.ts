@@ -6,6 +6,7 @@ import { waitFor, type Benchmark } from "../benchmark.js";
 import { drainVsBulk, idleDrainer, timeSplit } from "../drain-vs-bulk.js";
 import type { DrainChildResult } from "../drain-child-process.js";
 import { compare } from "../report.js";
+import { baseDrain, measuresScale, scaleRows } from "../scale-check.js";
 
 const CHUNK = 10_000;
 
@@ -50,6 +51,8 @@ export const backlogRecovery: Benchmark = {
     const sizeAfter: number[] = [];
     const sizeAtPeak: number[] = [];
     const children: DrainChildResult[] = [];
+    // --full: a 100k drain first, the reference of the 1M one's memory and time.
+    const base = measuresScale(n) ? await baseDrain(scope, d, sink, enqueueOutageJobs) : undefined;
     for (let rep = 0; rep < scope.sizes.reps; rep++) {
       // Each repetition starts from a fresh table, as after a deploy: the outage's jobs arrive,
       // the documents are missing, then Elasticsearch is back and one drainer catches up.
@@ -118,8 +121,9 @@ export const backlogRecovery: Benchmark = {
           baseline: sizeAtPeak,
           note: "pg_total_relation_size('tether.job') (heap + indexes) when empty again vs when it held the backlog",
         }),
+        ...(base ? scaleRows("7 backlog", n, children, base) : []),
       ],
-      info: { jobs: n, autovacuum, drains: children },
+      info: { jobs: n, autovacuum, drains: children, ...(base ? { scaleBase: base } : {}) },
     };
   },
 };

@@ -2,6 +2,7 @@
  * A drainer in its own process, so its peak memory (VmHWM) is the drainer's alone.
  * argv[2]: JSON DrainChildConfig. Prints one JSON DrainChildResult line on stdout.
  */
+import { subscribe } from "node:diagnostics_channel";
 import { readFileSync } from "node:fs";
 import { sql } from "kysely";
 import { createDb, Drainer } from "@tether/core";
@@ -24,10 +25,21 @@ try {
   await sql`SELECT 1`.execute(db);
   const idleKb = memoryKb("VmHWM");
   let passes = 0;
+  // The drainer publishes each stage's wall time on this channel (DRAIN_STAGE_CHANNEL in core).
+  const stages: Record<string, { ms: number; items: number; calls: number }> = {};
+  subscribe("tether:drain-stage", (m) => {
+    const { stage, ms, items } = m as { stage: string; ms: number; items: number };
+    const s = (stages[stage] ??= { ms: 0, items: 0, calls: 0 });
+    s.ms += ms;
+    s.items += items;
+    s.calls += 1;
+  });
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const counts = cfg.mode === "drain" ? await drainer.drainUntilEmpty({ onPass: () => void passes++ }) : undefined;
   const durationMs = performance.now() - started;
-  const result: DrainChildResult = { durationMs, passes, counts, sinkMs: timed.spentMs, idleHwmKb: idleKb, peakHwmKb: memoryKb("VmHWM"), rssKb: memoryKb("VmRSS") };
+  const cpu = process.cpuUsage(cpuBefore);
+  const result: DrainChildResult = { durationMs, passes, counts, sinkMs: timed.spentMs, idleHwmKb: idleKb, peakHwmKb: memoryKb("VmHWM"), rssKb: memoryKb("VmRSS"), maxRssKb: process.resourceUsage().maxRSS, cpuMs: { user: cpu.user / 1000, system: cpu.system / 1000 }, stages };
   process.stdout.write(JSON.stringify(result) + "\n");
 } finally {
   await db.destroy();

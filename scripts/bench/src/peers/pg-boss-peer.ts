@@ -8,8 +8,8 @@ const CHUNK = 5000;
 
 export const PGBOSS_CONFIG =
   `pg-boss 12: enqueue via boss.insert() in batches of ${CHUNK} into a fresh standard-policy queue per repetition; ` +
-  `${WORKERS} × boss.work() each with batchSize ${BATCH} and pollingIntervalSeconds 0.5 (the minimum; v10 replaced teamSize with batchSize + several work() calls; fastest of 2–16 workers × batch 250–5000 tried here), ` +
-  `pool max 10, supervise/schedule off; its drain rate is bounded by workers × batchSize per 0.5-s poll (${(WORKERS * BATCH * 2).toLocaleString("en")} jobs/s); no-op handler; completion is an UPDATE to state completed (tether and graphile-worker DELETE); drained = no row of the queue left before state completed`;
+  `${WORKERS} × boss.work() each with batchSize ${BATCH}, burstWhenBatchFull (a full batch fetches again at once instead of waiting for the 0.5-s poll) and pollingIntervalSeconds 0.5, ` +
+  `pool max 10, supervise/schedule off; no-op handler; completion is an UPDATE to state completed (tether and graphile-worker DELETE); drained = no row of the queue left before state completed`;
 
 export async function pgBossStart(url: string): Promise<PgBoss> {
   const boss = new PgBoss({ connectionString: url, max: 10, supervise: false, schedule: false, migrate: true });
@@ -39,7 +39,7 @@ export async function pgBossRound(boss: PgBoss, url: string, n: number, round: n
   await c.query("ANALYZE pgboss.job");
 
   const t1 = performance.now();
-  for (let w = 0; w < (tune.workers ?? WORKERS); w++) await boss.work(QUEUE, { batchSize: tune.batch ?? BATCH, pollingIntervalSeconds: 0.5 }, async () => undefined);
+  for (let w = 0; w < (tune.workers ?? WORKERS); w++) await boss.work(QUEUE, { batchSize: tune.batch ?? BATCH, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true }, async () => undefined);
   await waitFor(async () => (await open()) === 0, "pg-boss to complete every job", 600_000, 20).finally(() => c.end());
   const drainMs = performance.now() - t1;
   await boss.offWork(QUEUE);
