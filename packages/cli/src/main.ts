@@ -31,6 +31,7 @@ import { registerPause, registerResume } from "./commands/pause.js";
 import { registerReindex } from "./commands/reindex.js";
 import { registerStatus } from "./commands/status.js";
 import { registerVerify } from "./commands/verify.js";
+import { registerPurgeTombstones } from "./commands/purge-tombstones.js";
 import { createProgram } from "./program.js";
 
 const program = createProgram();
@@ -45,6 +46,7 @@ registerPause(program);
 registerResume(program);
 registerCapture(program);
 registerAdopt(program);
+registerPurgeTombstones(program);
 
 try {
   await program.parseAsync(process.argv);

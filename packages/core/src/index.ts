@@ -60,9 +60,10 @@ export { DRIFT_KINDS, type DriftKind } from "./verify/verification-matrix.js";
 export { evaluateAlerts, type AlertName, type AlertStatus, type AlertThresholds, type AlertsReport } from "./ops/alerts.js";
 export { queueStats, type DeadCounts, type GroupCounts, type QueueCounts, type QueueStats, type QueueStatsOptions } from "./ops/queue-read-model.js";
 export { runMaintenance, type MaintenanceOptions, type MaintenanceResult } from "./ops/maintenance.js";
+export { DEFAULT_TOMBSTONE_RETENTION_MS, purgeTombstones, type CollectionPurgeResult, type PurgeTombstonesOptions } from "./ops/tombstone-purge.js";
 
 // The sink contract, for adapters.
-export type { BucketRange, BucketSummary, DownstreamState, Sink, SinkCallOptions, SinkItemResult, SinkItemStatus, SinkOperation } from "./sink.js";
+export type { BucketRange, BucketSummary, DownstreamState, Sink, SinkCallOptions, SinkItemResult, SinkItemStatus, SinkOperation, TombstonePurgeResult } from "./sink.js";
 export { entityHash } from "./verify/entity-hash.js";
 
 // Errors: each has a stable `code`.

@@ -19,7 +19,10 @@ export type SinkOperation =
   | { kind: "index"; id: string; version: number; document: Record<string, unknown>; force?: boolean }
   /** Write a tombstone at `version` (soft delete). */
   | { kind: "tombstone"; id: string; version: number; force?: boolean }
-  /** Remove the document; `version` must exceed what is stored. */
+  /**
+   * Remove the document; `version` must exceed what is stored. Tether writes tombstones for
+   * deletes (hard or soft) and removes documents only when purging tombstones past retention.
+   */
   | { kind: "delete"; id: string; version: number };
 
 export type SinkItemStatus =
@@ -61,6 +64,16 @@ export interface BucketSummary {
   versionSum?: number;
 }
 
+/** What a tombstone purge did (or, in a dry run, would do). */
+export interface TombstonePurgeResult {
+  /** Tombstones older than the cutoff found. */
+  found: number;
+  /** Of those, removed (0 in a dry run). */
+  purged: number;
+  /** Replaced by a newer write since they were read: left alone. */
+  skipped: number;
+}
+
 export interface Sink {
   /** For logs and metrics, e.g. "elasticsearch". */
   readonly kind: string;
@@ -85,6 +98,13 @@ export interface Sink {
    * searches lag their realtime reads. `verifyCollection` calls it before comparing.
    */
   refreshIndex?(index: string): Promise<void>;
+  /**
+   * Optional: removes the tombstones written before `before` (epoch ms). Each is removed only
+   * while it still is that tombstone (a versioned delete one above it; a newer write since makes
+   * it a conflict, skipped). `dryRun` only counts. Maintenance calls it after the tombstone
+   * retention (`purgeTombstones` in core).
+   */
+  purgeTombstones?(index: string, opts: { before: number; dryRun?: boolean }, call?: SinkCallOptions): Promise<TombstonePurgeResult>;
   /** Optional: releases connections; processes call it at shutdown. */
   close?(): Promise<void>;
 }

@@ -51,12 +51,14 @@ describe("planning one entity", () => {
     });
   });
 
-  it("deletes downstream what Postgres no longer has, with a version above the stored one", () => {
+  it("tombstones downstream what Postgres no longer has, with a version above the stored one and the delete's", () => {
     expect(planEntity({ collection: c, id: "1", row: undefined, downstream: undefined, force: false })).toEqual({ action: "confirm" });
+    expect(planEntity({ collection: c, id: "1", row: undefined, downstream: undefined, force: false, deleteVersion: 4 })).toMatchObject({ op: { kind: "tombstone", version: 4 } });
     expect(planEntity({ collection: c, id: "1", row: undefined, downstream: { version: 5, deleted: false }, force: false, deleteVersion: 3 })).toMatchObject({
-      op: { kind: "delete", version: 6 },
+      op: { kind: "tombstone", version: 6 },
       outcome: "deleted_downstream",
     });
+    expect(planEntity({ collection: c, id: "1", row: undefined, downstream: { version: 5, deleted: true }, force: false, deleteVersion: 3 })).toEqual({ action: "confirm" });
   });
 
   it("rewrites a forced entity that already looks current", () => {
@@ -73,6 +75,10 @@ describe("planning one entity", () => {
     expect(isConfirmed(c, live(3), undefined)).toBe(false);
     expect(isConfirmed(c, dead(3), { version: 3, deleted: false })).toBe(false);
     expect(isConfirmed(c, undefined, undefined)).toBe(true);
+    expect(isConfirmed(c, undefined, { version: 4, deleted: true })).toBe(true);
+    expect(isConfirmed(c, undefined, { version: 4, deleted: true }, 5)).toBe(false);
+    expect(isConfirmed(c, undefined, undefined, 5)).toBe(false);
+    expect(isConfirmed(c, undefined, { version: 4, deleted: false })).toBe(false);
   });
 });
 
@@ -89,13 +95,13 @@ interface Cell {
   drift: DriftKind | undefined;
 }
 const MATRIX: Cell[] = [
-  { pg: "absent", ds: "nothing", normal: "confirm", forced: "confirm", drift: undefined },
-  { pg: "absent", ds: "document_older", normal: "delete 7", forced: "delete 7", drift: "ghost" },
-  { pg: "absent", ds: "document_equal", normal: "delete 7", forced: "delete 7", drift: "ghost" },
-  { pg: "absent", ds: "document_newer", normal: "delete 9", forced: "delete 9", drift: "ghost" },
-  { pg: "absent", ds: "tombstone_older", normal: "delete 7", forced: "delete 7", drift: undefined },
-  { pg: "absent", ds: "tombstone_equal", normal: "delete 7", forced: "delete 7", drift: undefined },
-  { pg: "absent", ds: "tombstone_newer", normal: "delete 9", forced: "delete 9", drift: undefined },
+  { pg: "absent", ds: "nothing", normal: "tombstone 7", forced: "tombstone 7", drift: undefined },
+  { pg: "absent", ds: "document_older", normal: "tombstone 7", forced: "tombstone 7", drift: "ghost" },
+  { pg: "absent", ds: "document_equal", normal: "tombstone 7", forced: "tombstone 7", drift: "ghost" },
+  { pg: "absent", ds: "document_newer", normal: "tombstone 9", forced: "tombstone 9", drift: "ghost" },
+  { pg: "absent", ds: "tombstone_older", normal: "tombstone 7", forced: "tombstone 7", drift: undefined },
+  { pg: "absent", ds: "tombstone_equal", normal: "tombstone 7", forced: "tombstone 7", drift: undefined },
+  { pg: "absent", ds: "tombstone_newer", normal: "confirm", forced: "confirm", drift: undefined },
   { pg: "live", ds: "nothing", normal: "index 5", forced: "index 5", drift: "missing" },
   { pg: "live", ds: "document_older", normal: "index 5", forced: "index 5", drift: "stale" },
   { pg: "live", ds: "document_equal", normal: "confirm", forced: "index 5", drift: undefined },
@@ -148,6 +154,10 @@ describe("the verification matrix", () => {
       if (p.action === "confirm") {
         expect(m.pg).toBe("absent");
         expect(isConfirmed(c, undefined, undefined)).toBe(true);
+    expect(isConfirmed(c, undefined, { version: 4, deleted: true })).toBe(true);
+    expect(isConfirmed(c, undefined, { version: 4, deleted: true }, 5)).toBe(false);
+    expect(isConfirmed(c, undefined, undefined, 5)).toBe(false);
+    expect(isConfirmed(c, undefined, { version: 4, deleted: false })).toBe(false);
         return;
       }
       const wrote: DownstreamState | undefined = p.op.kind === "delete" ? undefined : { version: p.op.version, deleted: p.op.kind === "tombstone" };

@@ -10,6 +10,7 @@ export const META_MAPPING = {
     hash: { type: "long" },
     deleted: { type: "boolean" },
     key: { type: "long" },
+    deleted_at: { type: "long" },
   },
 } as const;
 
@@ -19,9 +20,17 @@ export interface DocumentMeta {
   deleted: boolean;
   /** Numeric id for id-range buckets (absent for non-integer ids). */
   key?: number;
+  /** Tombstones: when it was written (epoch ms); the retention purge removes it after that. */
+  deleted_at?: number;
 }
 
-export function documentMeta(id: string, version: number, deleted: boolean): DocumentMeta {
+export function documentMeta(id: string, version: number, deleted: boolean, now: number = Date.now()): DocumentMeta {
   const n = Number(id);
-  return { version, hash: entityHash(id, version), deleted, ...(Number.isSafeInteger(n) && /^-?\d+$/.test(id) ? { key: n } : {}) };
+  return {
+    version,
+    hash: entityHash(id, version),
+    deleted,
+    ...(Number.isSafeInteger(n) && /^-?\d+$/.test(id) ? { key: n } : {}),
+    ...(deleted ? { deleted_at: now } : {}),
+  };
 }

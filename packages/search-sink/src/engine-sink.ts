@@ -9,6 +9,7 @@ import {
   type SinkCallOptions,
   type SinkItemResult,
   type SinkOperation,
+  type TombstonePurgeResult,
 } from "@tether/core";
 import { bulkItemResults } from "./bulk-item-results.js";
 import { bulkLines } from "./bulk-body.js";
@@ -59,6 +60,7 @@ export interface EngineSinkOptions {
 }
 
 const LIST_PAGE = 5_000;
+const PURGE_PAGE = 1_000;
 
 /**
  * A sink for an engine that speaks Elasticsearch's document API: realtime `_mget` of versions,
@@ -293,6 +295,57 @@ export abstract class EngineSink implements Sink {
       after = hits[hits.length - 1]!.sort;
     }
     return out;
+  }
+
+  /**
+   * Tombstones written before `before`, removed page by page: a search (refreshed), then a bulk
+   * of deletes at each tombstone's version + 1 (external), which a newer write since refuses.
+   * A removed tombstone's id is guarded by the engine's delete marker for `index.gc_deletes`
+   * more, then no longer: that is the retention's trade-off.
+   */
+  async purgeTombstones(index: string, p: { before: number; dryRun?: boolean }, opts?: SinkCallOptions): Promise<TombstonePurgeResult> {
+    const target = this.indexName(index);
+    const result: TombstonePurgeResult = { found: 0, purged: 0, skipped: 0 };
+    const skippedIds: string[] = [];
+    const query = () => ({
+      bool: {
+        filter: [{ term: { [`${META_FIELD}.deleted`]: true } }, { range: { [`${META_FIELD}.deleted_at`]: { lt: p.before } } }],
+        ...(skippedIds.length > 0 ? { must_not: [{ ids: { values: skippedIds } }] } : {}),
+      },
+    });
+    try {
+      await this.refreshNow(target);
+    } catch (err) {
+      if (this.describeFailure(err).type === "index_not_found_exception") return result;
+      throw err;
+    }
+    if (p.dryRun) {
+      const res = await this.call("purgeTombstones", opts, (r) => this.searchBody(target, { size: 0, track_total_hits: true, query: query() }, r));
+      const total = res.hits.total;
+      result.found = typeof total === "number" ? total : (total?.value ?? 0);
+      return result;
+    }
+    for (;;) {
+      const res = await this.call("purgeTombstones", opts, (r) =>
+        this.searchBody(target, { size: PURGE_PAGE, version: true, _source: false, track_total_hits: false, query: query() }, r),
+      );
+      const hits = res.hits.hits;
+      if (hits.length === 0) break;
+      result.found += hits.length;
+      const lines = hits.map((h) => ({ delete: { _index: target, _id: String(h._id), version: Number(h._version ?? 0) + 1, version_type: "external" } }));
+      const items = await this.call("purgeTombstones", opts, (r) => this.bulkItems(lines, r));
+      items.forEach((item, i) => {
+        const status = Number((item.delete as { status?: number } | undefined)?.status ?? 0);
+        if (status >= 200 && status < 300) result.purged += 1;
+        else {
+          // 409: a newer write since; anything else is left for the next purge.
+          result.skipped += 1;
+          skippedIds.push(String(hits[i]!._id));
+        }
+      });
+      await this.refreshNow(target);
+    }
+    return result;
   }
 
   /** Makes recent writes visible to search and aggregations (anti-entropy, tests). */

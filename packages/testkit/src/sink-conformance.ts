@@ -110,6 +110,29 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       expect((await sink.fetchStates(i, ["7"])).get("7")).toEqual({ version: 4, deleted: false });
     });
 
+    it("purges only the tombstones older than the cutoff, counting them first in a dry run", async () => {
+      expect(sink.purgeTombstones, "purgeTombstones").toBeDefined();
+      const i = await freshIndex();
+      await sink.write(i, [index("3", 1), index("5", 1)]);
+      await sink.write(i, [{ kind: "tombstone", id: "1", version: 3 }, { kind: "tombstone", id: "2", version: 2 }, { kind: "tombstone", id: "5", version: 2 }]);
+      // "5" comes back to life after its delete: no longer a tombstone, never purged.
+      await sink.write(i, [index("5", 3)]);
+      const cutoff = Date.now() + 1;
+      while (Date.now() <= cutoff) await new Promise((r) => setImmediate(r));
+      await sink.write(i, [{ kind: "tombstone", id: "4", version: 1 }]);
+
+      expect(await sink.purgeTombstones!(i, { before: cutoff, dryRun: true })).toEqual({ found: 2, purged: 0, skipped: 0 });
+      expect((await sink.fetchStates(i, ["1", "2"])).size).toBe(2);
+      expect(await sink.purgeTombstones!(i, { before: cutoff })).toEqual({ found: 2, purged: 2, skipped: 0 });
+      expect(Object.fromEntries(await sink.fetchStates(i, ["1", "2", "3", "4", "5"]))).toEqual({
+        "3": { version: 1, deleted: false },
+        "4": { version: 1, deleted: true },
+        "5": { version: 3, deleted: false },
+      });
+      expect(await sink.purgeTombstones!(i, { before: cutoff })).toEqual({ found: 0, purged: 0, skipped: 0 });
+      expect(await sink.purgeTombstones!(`${i}_absent`, { before: cutoff })).toEqual({ found: 0, purged: 0, skipped: 0 });
+    });
+
     it("removes a document only with a version above the stored one, and takes a delete of an absent one as done", async () => {
       const i = await freshIndex();
       await sink.write(i, [index("1", 4), index("2", 4)]);

@@ -5,6 +5,7 @@ import {
   Drainer,
   DrainerHeartbeat,
   latestQueueSample,
+  purgeTombstones,
   resolveAlertThresholds,
   resolveMaintenanceOptions,
   runMaintenance,
@@ -13,12 +14,23 @@ import {
   type DrainerOptions,
   type MaintenanceOptions,
   type MaintenanceResult,
+  type CollectionPurgeResult,
   type Sink,
 } from "@tether/core/internal";
 import { newDaemonState, recordMaintenance, recordPass, type DaemonState } from "./daemon-state.js";
 import { buildDrainerServer } from "./http-server.js";
 import { createMetricsRegistry } from "./metrics-registry.js";
 import { createLogger, startTelemetry, type Telemetry } from "@tether/service-kit";
+
+/** The tombstone retention purge the maintenance leader runs (see `purgeTombstones`). */
+export interface TombstonePurgeSettings {
+  /** Tombstones younger than this are kept. Default 30 days. */
+  retentionMs?: number;
+  /** Spacing of purges. Default 3600000 (hourly). */
+  purgeIntervalMs?: number;
+  /** false: never purge; tombstones are kept forever. Default true. */
+  purge?: boolean;
+}
 
 export interface DrainerDaemonOptions {
   db: Kysely<any>;
@@ -39,6 +51,8 @@ export interface DrainerDaemonOptions {
    * `sampleIntervalMs` defaults to half of it; other fields: core's `MaintenanceOptions` defaults.
    */
   maintenance?: MaintenanceOptions & { intervalMs?: number };
+  /** The tombstone retention purge. Default: hourly, tombstones older than 30 days. */
+  tombstones?: TombstonePurgeSettings;
   /** Thresholds of GET /alerts. Default: core's (the same as infra/prometheus/tether-rules.yml). */
   alertThresholds?: AlertThresholds;
   /**
@@ -57,6 +71,9 @@ export interface DrainerDaemonEvents {
   /** A maintenance attempt finished (leader or not). */
   maintenance: [MaintenanceResult];
   maintenanceError: [Error];
+  /** A tombstone purge finished (run by the maintenance leader every `tombstones.purgeIntervalMs`). */
+  tombstonePurge: [CollectionPurgeResult[]];
+  tombstonePurgeError: [Error];
 }
 
 export interface DrainerDaemon {
@@ -111,6 +128,31 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
 
   drainer.on("listening", () => logger.info({ channel: "tether_wake" }, "listening for wake-ups"));
 
+  const purge = { retentionMs: opts.tombstones?.retentionMs, intervalMs: opts.tombstones?.purgeIntervalMs ?? 3_600_000, on: opts.tombstones?.purge ?? true };
+  let lastPurge = 0;
+  let purging: Promise<void> | undefined;
+  // Only the maintenance leader purges, at most once per interval, beside (not inside) its transaction.
+  const purgeIfDue = () => {
+    if (!purge.on || purging || Date.now() - lastPurge < purge.intervalMs) return;
+    lastPurge = Date.now();
+    purging = purgeTombstones(opts.sink, opts.collections, purge.retentionMs === undefined ? {} : { retentionMs: purge.retentionMs })
+      .then(
+        (results) => {
+          const purged = results.reduce((n, r) => n + r.purged, 0);
+          if (purged > 0) logger.info({ results }, "purged tombstones past retention");
+          events.emit("tombstonePurge", results);
+        },
+        (err: unknown) => {
+          const e = err instanceof Error ? err : new Error(String(err));
+          logger.warn({ err: e.message }, "tombstone purge failed; retrying next interval");
+          events.emit("tombstonePurgeError", e);
+        },
+      )
+      .finally(() => {
+        purging = undefined;
+      });
+  };
+
   let inFlight: Promise<MaintenanceResult> | undefined;
   const maintainNow = (): Promise<MaintenanceResult> => {
     inFlight ??= runMaintenance(opts.db, maintenanceOptions)
@@ -118,6 +160,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
         (r) => {
           recordMaintenance(state, r);
           events.emit("maintenance", r);
+          if (r.leader) purgeIfDue();
           return r;
         },
         (err: unknown) => {
@@ -185,6 +228,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
       await drainer.stop();
       await heartbeat.stop();
       await inFlight?.catch(() => undefined);
+      await purging;
       await app.close();
       await tracing.shutdown();
       await metrics.shutdown();

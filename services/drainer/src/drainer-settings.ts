@@ -2,7 +2,7 @@ import type { TetherOptions } from "@tether/core";
 import type { DrainerDaemonOptions } from "./daemon.js";
 import type { DrainerEnv } from "./env.js";
 
-type Settings = Pick<DrainerDaemonOptions, "drainer" | "maintenance" | "alertThresholds">;
+type Settings = Pick<DrainerDaemonOptions, "drainer" | "maintenance" | "tombstones" | "alertThresholds">;
 
 const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
@@ -21,6 +21,7 @@ export function drainerSettings(options: TetherOptions, env: DrainerEnv): Settin
       }),
     },
     maintenance: { ...options.maintenance, ...defined({ intervalMs: env.TETHER_MAINTENANCE_INTERVAL_MS }) },
+    tombstones: { ...options.tombstones },
     alertThresholds: { ...options.alerts },
   };
 }

@@ -43,6 +43,13 @@ export const TetherOptionsSchema = strict({
       vacuumMinDeadTuples: count("Dead tuples of tether.job before the leader vacuums it; 0 disables. Default 10000.", 0),
     }),
   ),
+  tombstones: Type.Optional(
+    strict({
+      retentionMs: Type.Optional(Type.Integer({ minimum: 0, description: "Tombstones younger than this are kept. Default 2592000000 (30 days)." })),
+      purgeIntervalMs: ms("How often the drainer's maintenance leader purges older ones. Default 3600000."),
+      purge: Type.Optional(Type.Boolean({ description: "false: never purge (tombstones kept forever). Default true." })),
+    }),
+  ),
   alerts: Type.Optional(
     strict({
       completionRateLowPerMinute: Type.Optional(Type.Number({ minimum: 0 })),
@@ -57,5 +64,5 @@ export const TetherOptionsSchema = strict({
   ),
 });
 
-/** The `options` block of `tether.config.ts` (writer, drainer, maintenance, alerts). */
+/** The `options` block of `tether.config.ts` (writer, drainer, maintenance, tombstones, alerts). */
 export type TetherOptions = Static<typeof TetherOptionsSchema>;

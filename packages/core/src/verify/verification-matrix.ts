@@ -12,9 +12,10 @@ import type { DownstreamState, SinkOperation } from "../sink.js";
  *
  * | Postgres        | downstream      | normal job          | forced job               | confirmed when (read back)    | drift        |
  * | --------------- | --------------- | ------------------- | ------------------------ | ----------------------------- | ------------ |
- * | no row          | nothing         | confirm             | confirm                  | nothing there                 | —            |
- * | no row          | document, any w | delete at max(w+1,d)| delete at max(w+1,d)     | nothing there                 | ghost        |
- * | no row          | tombstone, any w| delete at max(w+1,d)| delete at max(w+1,d)     | nothing there                 | —            |
+ * | no row          | nothing         | tombstone at d      | tombstone at d           | tombstone at ≥ d              | —            |
+ * | no row          | document, any w | tombstone at max(w+1,d) | the same             | tombstone at ≥ the written v  | ghost        |
+ * | no row          | tombstone w < d | tombstone at d      | tombstone at d           | tombstone at ≥ d              | —            |
+ * | no row          | tombstone w ≥ d | confirm             | confirm                  | tombstone at ≥ d              | —            |
  * | live v          | nothing         | index at v          | index at v (force)       | document at exactly v         | missing      |
  * | live v          | document w < v  | index at v          | index at v (force)       | document at exactly v         | stale        |
  * | live v          | document w = v  | confirm             | index at v (force)       | document at exactly v         | —            |
@@ -33,7 +34,11 @@ import type { DownstreamState, SinkOperation } from "../sink.js";
  * Why these cells:
  * - A live row is equal only to a live document at its own version; a soft-deleted row only to
  *   a tombstone at or above its version (a tombstone, not mere absence, is what stops a late
- *   older write resurrecting it); a hard-deleted row only to nothing.
+ *   older write resurrecting it); a hard-deleted row to a tombstone at or above the delete's
+ *   version d, too: a removed document is guarded only by the engine's delete marker, which
+ *   lasts `index.gc_deletes` (60 s), while a tombstone lasts until maintenance purges it after
+ *   the tombstone retention (`purgeTombstones`). With no delete version (a job that only names
+ *   the entity) nothing or any tombstone is equal.
  * - External versioning refuses a write at or below what the downstream holds: a downstream
  *   ahead of Postgres (edited behind tether's back) is overtaken by bumping the row first, and a
  *   tombstone over a live document at the same version goes one past it.
@@ -43,7 +48,7 @@ import type { DownstreamState, SinkOperation } from "../sink.js";
  *   marker made behind tether's back (kept for index.gc_deletes): the row is bumped past the
  *   marker so the retry is not refused again (`readBackVerdict`).
  * - Drift (anti-entropy) compares live entities only: a deleted entity that is absent or a
- *   tombstone downstream, or a tombstone for a row that is gone, is not drift.
+ *   tombstone downstream, or a tombstone for a row that is gone (kept, or purged), is not drift.
  */
 
 export type WriteOutcome = "repaired" | "forced" | "deleted_downstream";
@@ -117,8 +122,10 @@ export function planEntity<Row>(input: PlanInput<Row>): EntityPlan {
   const { collection, id, row, downstream: ds, force } = input;
   const pg = postgresState(collection, row);
   if (pg === "absent") {
-    if (!ds) return { action: "confirm" };
-    return { action: "write", op: { kind: "delete", id, version: Math.max(ds.version + 1, input.deleteVersion ?? 0) }, outcome: "deleted_downstream" };
+    const d = input.deleteVersion ?? 0;
+    if (ds?.deleted ? ds.version >= d : !ds && d === 0) return { action: "confirm" };
+    const version = ds && !ds.deleted ? Math.max(ds.version + 1, d) : d;
+    return { action: "write", op: { kind: "tombstone", id, version }, outcome: "deleted_downstream" };
   }
   const v = rowVersion(collection, row!);
   const cell = downstreamCell(ds, v);
@@ -141,7 +148,8 @@ export function planEntity<Row>(input: PlanInput<Row>): EntityPlan {
 /** The matrix's "confirmed when" column: true when what the downstream holds now confirms `row` at `version` (default: the row's). */
 export function isConfirmed<Row>(collection: Collection<Row>, row: Row | undefined, ds: DownstreamState | undefined, version?: number): boolean {
   const pg = postgresState(collection, row);
-  if (pg === "absent") return ds === undefined;
+  // A hard-deleted row: a tombstone at or above the version written (any, or nothing, when none was).
+  if (pg === "absent") return version === undefined ? ds === undefined || ds.deleted : ds !== undefined && ds.deleted && ds.version >= version;
   const v = version ?? rowVersion(collection, row!);
   if (pg === "deleted") return ds !== undefined && ds.deleted && ds.version >= v;
   return ds !== undefined && !ds.deleted && ds.version === v;

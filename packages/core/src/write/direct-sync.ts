@@ -16,7 +16,8 @@ export interface EntityChange<Row> {
 export type DirectSyncOutcome = "ok" | "error" | "timeout" | "skipped" | "deferred";
 
 export function changeOperation<Row>(collection: Collection<Row>, c: EntityChange<Row>): SinkOperation {
-  if (c.row === undefined) return { kind: "delete", id: c.id, version: c.deletedVersion ?? 1 };
+  // A hard delete leaves a tombstone: a removed document would be guarded only for index.gc_deletes.
+  if (c.row === undefined) return { kind: "tombstone", id: c.id, version: c.deletedVersion ?? 1 };
   return desiredOperation(collection, c.id, c.row, rowVersion(collection, c.row));
 }
 
