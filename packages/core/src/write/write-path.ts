@@ -3,7 +3,7 @@ import { trace } from "@opentelemetry/api";
 import type { Collection } from "../collection.js";
 import { directSync, type DirectSyncOutcome, type EntityChange } from "./direct-sync.js";
 import { NotFoundError, ValidationError } from "../errors.js";
-import { hardDeleteRow, insertRow, softDeleteRow, updateRow } from "../store/collection-store.js";
+import { hardDeleteRow, insertRow, loadRows, softDeleteRow, updateRow } from "../store/collection-store.js";
 import { insertJobs } from "../store/job-store.js";
 import { expediteJobs, setWriterFlag } from "../wake/wake-store.js";
 import { DEFAULT_LIVE_TAG, type NewJob } from "../job.js";
@@ -88,6 +88,17 @@ function validateCallOptions(opts: WriteCallOptions | undefined): void {
 }
 
 /**
+ * A collection with its own `load` (a document assembled from a join) gets its changed rows
+ * re-read through it, in the write's transaction, so the direct sync sends the document the
+ * drainer would build; one query for the whole write.
+ */
+async function withLoadedRows<Row>(trx: Transaction<any>, collection: Collection<Row, any, any, any>, changes: EntityChange<Row>[]): Promise<EntityChange<Row>[]> {
+  if (!collection.load) return changes;
+  const loaded = await loadRows(trx, collection as Collection<any>, changes.flatMap((c) => (c.row === undefined ? [] : [c.id])));
+  return changes.map((c) => (c.row === undefined ? c : { ...c, row: (loaded.get(c.id) as Row | undefined) ?? c.row }));
+}
+
+/**
  * Builds the write path. Every write takes a Kysely instance or the caller's transaction: with
  * a transaction, the caller owns COMMIT and calls `syncNow` afterwards.
  *
@@ -124,7 +135,7 @@ export function createWriter(options: WriterOptions = {}): Writer {
     const body = async (trx: Transaction<any>) => {
       // The capture trigger's hand-shake: these statements bump and enqueue themselves.
       await setWriterFlag(trx, collection.name);
-      const changes = await fn(trx);
+      const changes = await withLoadedRows(trx, collection, await fn(trx));
       const jobs: NewJob[] = changes.map((c) => ({
         name: collection.jobName,
         entityId: c.id,
