@@ -19,11 +19,12 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { packPublishedPackages, scratchEnv } from "./pack-packages.ts";
 
 const args = parseArgs({ options: { cold: { type: "boolean" }, keep: { type: "boolean" } }, strict: true }).values;
 const repoRoot = fileURLToPath(new URL("../", import.meta.url));
@@ -34,25 +35,9 @@ if (!databaseUrl) {
   process.exit(2);
 }
 
-const PACKAGES: Record<string, string> = {
-  "@tether/core": "packages/core",
-  "@tether/search-sink": "packages/search-sink",
-  "@tether/elasticsearch": "packages/elasticsearch",
-  "@tether/service-kit": "packages/service-kit",
-  "@tether/cli": "packages/cli",
-  "@tether/drainer": "services/drainer",
-};
-
-const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ""}`;
-// The workspace's own runners' settings stay out of the scratch project.
-const cleanEnv = (): Record<string, string | undefined> => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(npm_|pnpm_|VITEST|NODE_OPTIONS$|TETHER_)/i.test(k))),
-  PATH,
-});
-
 function run(cmd: string, argv: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, argv, { cwd, env: { ...cleanEnv(), ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(cmd, argv, { cwd, env: { ...scratchEnv(), ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${cmd} ${argv.join(" ")} failed: ${stderr || err.message}\n${stdout}`));
       else resolve(stdout);
     });
@@ -89,12 +74,7 @@ let drainer: ReturnType<typeof spawn> | undefined;
 let created = false;
 try {
   process.stderr.write("preparing (not timed): build and pack the published packages\n");
-  const filters = Object.keys(PACKAGES).flatMap((name) => ["--filter", name]);
-  await run("pnpm", ["exec", "turbo", "run", "build", ...filters, "--output-logs=errors-only"], repoRoot);
-  for (const dir of Object.values(PACKAGES)) await run("pnpm", ["pack", "--pack-destination", tarballs], join(repoRoot, dir));
-  const files = readdirSync(tarballs);
-  const tarball = (name: string) => `file:${join(tarballs, files.find((f) => f.startsWith(`${name.slice(1).replace("/", "-")}-`))!)}`;
-  const local = Object.fromEntries(Object.keys(PACKAGES).map((name) => [name, tarball(name)]));
+  const local = await packPublishedPackages(repoRoot, tarballs);
   mkdirSync(join(app, "src"), { recursive: true });
   // Unpublished packages depend on each other by version: resolve those to the tarballs. A
   // project installing from the registry has no such block.
@@ -103,8 +83,8 @@ try {
 
   process.stderr.write(`timed, in ${app}${args.cold ? " (empty pnpm store)" : ""}:\n`);
   await timed("1. pnpm add (core, elasticsearch, kysely, pg; -D cli, drainer)", async () => {
-    await run("pnpm", ["add", local["@tether/core"]!, local["@tether/elasticsearch"]!, "kysely@^0.29.9", "pg@^8.23.1", "--reporter=silent", ...store], app);
-    await run("pnpm", ["add", "-D", local["@tether/cli"]!, local["@tether/drainer"]!, "--reporter=silent", ...store], app);
+    await run("pnpm", ["add", local["@tether/core"], local["@tether/elasticsearch"], "kysely@^0.29.9", "pg@^8.23.1", "--reporter=silent", ...store], app);
+    await run("pnpm", ["add", "-D", local["@tether/cli"], local["@tether/drainer"], "--reporter=silent", ...store], app);
   });
   await timed("2. collection + tether.config.ts (the README's files)", async () => {
     copyFileSync(join(repoRoot, "docs/examples/src/products-collection.ts"), join(app, "src/products-collection.ts"));
@@ -132,7 +112,7 @@ try {
   created = true;
   await timed("3. tether migrate", () => run(join(app, "node_modules/.bin/tether"), ["migrate"], app, appEnv));
   await timed("4. tether-drainer started (listening)", async () => {
-    const child = spawn(join(app, "node_modules/.bin/tether-drainer"), [], { cwd: app, env: { ...cleanEnv(), ...appEnv, LOG_LEVEL: "info", METRICS_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(join(app, "node_modules/.bin/tether-drainer"), [], { cwd: app, env: { ...scratchEnv(), ...appEnv, LOG_LEVEL: "info", METRICS_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
     drainer = child;
     await new Promise<void>((resolve, reject) => {
       let out = "";
