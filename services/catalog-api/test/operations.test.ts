@@ -32,7 +32,10 @@ describe("the CLI and the drainer daemon on catalog.config.ts, with uuid ids", (
     await ctx.close();
   });
 
-  it("counts the pending jobs with tether status", async () => {
+  it("counts the pending jobs with tether status (--config before or after the verb)", async () => {
+    const before = await runCli(ctx, [...config, "status", "--json"]);
+    expect(before.code, before.stderr).toBe(0);
+    expect(JSON.parse(before.stdout)).toMatchObject({ total: 3, parked: 0 });
     const r = await runCli(ctx, ["status", "--json", ...config]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ total: 3, parked: 0 });
@@ -48,7 +51,8 @@ describe("the CLI and the drainer daemon on catalog.config.ts, with uuid ids", (
     expect(drained.code, drained.stderr).toBe(0);
     expect(JSON.parse(drained.stdout)).toMatchObject({ claimed: 3, parked: 3 });
 
-    const listed = await runCli(ctx, ["parked", "list", "--json", ...config]);
+    // --config before a nested verb reaches it too.
+    const listed = await runCli(ctx, [...config, "parked", "list", "--json"]);
     expect(listed.code, listed.stderr).toBe(0);
     const dead = JSON.parse(listed.stdout) as { total: number; jobs: { kwargs: { id: string }; name: string; lastError: string }[] };
     expect(dead.total).toBe(3);
