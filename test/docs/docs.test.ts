@@ -10,7 +10,7 @@ const at = (p: string) => join(repoRoot, p);
 const markdownFiles = [
   "README.md",
   ...readdirSync(at("docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
-  ...["packages/core", "packages/elasticsearch", "packages/cli", "packages/service-kit", "services/drainer"].map((d) => `${d}/README.md`),
+  ...["packages/core", "packages/elasticsearch", "packages/cli", "packages/service-kit", "services/drainer", "services/catalog-api"].map((d) => `${d}/README.md`),
 ];
 
 describe("the adopter docs", () => {

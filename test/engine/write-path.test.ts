@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import net from "node:net";
-import { createWriter } from "@tether/core";
-import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
+import { createWriter, defineCollection } from "@tether/core";
+import { createWidgetContext, widgets, type WidgetContext, type WidgetRow } from "../support/widgets.js";
 
 async function jobsFor(ctx: WidgetContext, id: string) {
   const r = await sql<{ name: string; tag: string; priority: number; delay: number }>`
@@ -31,6 +31,38 @@ describe("the write path", () => {
     const doc = await ctx.sink.client.get<{ title: string; tether: { version: number } }>({ index: ctx.sink.indexName("widgets"), id });
     expect(doc._version).toBe(1);
     expect(doc._source?.title).toBe("hello");
+  });
+
+  it("re-reads a write's rows through the collection's load before the direct sync, leaving a row load does not return to the drainer", async () => {
+    const loads: string[][] = [];
+    // A document built from more than the row (here a computed column; in an app, a join).
+    const loud = defineCollection<WidgetRow & { shout: string }>({
+      name: "widget",
+      table: "widget",
+      index: "widgets",
+      deletedColumn: "deleted_at",
+      load: async (db, ids) => {
+        loads.push([...ids]);
+        return (await sql<WidgetRow & { shout: string }>`
+          SELECT *, upper(title) AS shout FROM widget WHERE id = ANY(${[...ids]}::bigint[]) AND owner <> 'hidden'`.execute(db)).rows;
+      },
+      toDocument: (r) => ({ owner: r.owner, title: r.shout, body: r.body }),
+    });
+    const writer = createWriter({ sink: ctx.sink, directSyncTimeoutMs: 10_000 });
+    const res = await writer.writeWithJobs(ctx.db, loud, async (trx) => {
+      const rows = await trx.insertInto("widget").values([{ owner: "loud", title: "quiet" }, { owner: "hidden", title: "unseen" }]).returningAll().execute();
+      return rows.map((row) => ({ id: String(row.id), row: { ...(row as WidgetRow), shout: "" } }));
+    });
+    const [shown, hidden] = res.changes;
+    expect(loads).toEqual([[shown!.id, hidden!.id]]);
+    expect(res.sync).toBe("ok");
+    expect(shown!.row).toMatchObject({ title: "quiet", shout: "QUIET" });
+    const states = await ctx.sink.fetchStates("widgets", [shown!.id, hidden!.id]);
+    expect(states.get(shown!.id)).toEqual({ version: 1, deleted: false });
+    expect(states.has(hidden!.id)).toBe(false);
+    expect(await ctx.sink.readDocument("widgets", shown!.id)).toMatchObject({ title: "QUIET" });
+    expect(await jobsFor(ctx, shown!.id)).toHaveLength(1);
+    expect(await jobsFor(ctx, hidden!.id)).toHaveLength(1);
   });
 
   it("leaves neither row nor job when the transaction fails after the domain insert", async () => {

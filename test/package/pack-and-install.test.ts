@@ -1,23 +1,14 @@
 import { execFile, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, type TestContext } from "@tether/testkit";
+import { packPublishedPackages, scratchEnv } from "../../scripts/pack-packages.ts";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const scratchSources = fileURLToPath(new URL("./scratch-app/", import.meta.url));
-
-/** The published packages, by workspace folder. */
-const PACKAGES = {
-  "@tether/core": "packages/core",
-  "@tether/search-sink": "packages/search-sink",
-  "@tether/elasticsearch": "packages/elasticsearch",
-  "@tether/service-kit": "packages/service-kit",
-  "@tether/cli": "packages/cli",
-  "@tether/drainer": "services/drainer",
-} as const;
 
 interface Run {
   code: number;
@@ -25,18 +16,9 @@ interface Run {
   stderr: string;
 }
 
-// Every child gets the test's own Node first on PATH (bins run `#!/usr/bin/env node`), and the
-// rest of the environment as is: the registry may only be reachable through its proxy settings.
-const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ""}`;
-// What the workspace's own runners set (pnpm's npm_config_*, vitest's, NODE_OPTIONS) stays out.
-const baseEnv = (): Record<string, string | undefined> => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(npm_|pnpm_|VITEST|NODE_OPTIONS$|TETHER_)/i.test(k))),
-  PATH,
-});
-
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}, timeout = 300_000): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, env: { ...baseEnv(), ...env }, timeout, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(cmd, args, { cwd, env: { ...scratchEnv(), ...env }, timeout, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -60,14 +42,7 @@ describe("the published packages, packed and installed into a project outside th
     env = { DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.elasticsearchUrl, TETHER_INDEX_PREFIX: ctx.indexPrefix, LOG_LEVEL: "warn" };
     scratch = mkdtempSync(join(tmpdir(), "tether-pack-"));
     app = join(scratch, "app");
-    const tarballs = join(scratch, "tarballs");
-    const filters = Object.keys(PACKAGES).flatMap((name) => ["--filter", name]);
-    await ok("pnpm", ["exec", "turbo", "run", "build", ...filters, "--output-logs=errors-only"], repoRoot);
-    for (const dir of Object.values(PACKAGES)) await ok("pnpm", ["pack", "--pack-destination", tarballs], join(repoRoot, dir));
-
-    const files = readdirSync(tarballs);
-    const tarball = (name: string) => `file:${join(tarballs, files.find((f) => f.startsWith(`${name.slice(1).replace("/", "-")}-`))!)}`;
-    const local = Object.fromEntries(Object.keys(PACKAGES).map((name) => [name, tarball(name)]));
+    const local = await packPublishedPackages(repoRoot, join(scratch, "tarballs"));
     cpSync(scratchSources, app, { recursive: true });
     writeFileSync(
       join(app, "package.json"),
@@ -127,7 +102,7 @@ describe("the published packages, packed and installed into a project outside th
   });
 
   it("starts the installed tether-drainer on the app's tether.config.ts and stops it cleanly", async () => {
-    const child = spawn(join(app, "node_modules/.bin/tether-drainer"), [], { cwd: app, env: { ...baseEnv(), ...env, LOG_LEVEL: "info", METRICS_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(join(app, "node_modules/.bin/tether-drainer"), [], { cwd: app, env: { ...scratchEnv(), ...env, LOG_LEVEL: "info", METRICS_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     try {
       const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {

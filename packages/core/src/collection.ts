@@ -1,3 +1,4 @@
+import type { Kysely, Selectable } from "kysely";
 import { ENTITY_ID_TYPES, type EntityIdType } from "./entity-id.js";
 import { ValidationError } from "./errors.js";
 import type { TypedCollection, TypedCollectionOptions } from "./typed-collection.js";
@@ -36,6 +37,14 @@ export interface CollectionOptions<Row = Record<string, unknown>> {
   index: string;
   /** Builds the downstream document from a live row. Must be pure and deterministic. */
   toDocument: (row: Row) => Record<string, unknown>;
+  /**
+   * Loads the rows `toDocument` receives, for a batch of ids, in one query: for a document
+   * assembled from a join (the row with its category's name, its stock). Every row it returns
+   * must carry the table's id, version and soft-delete columns; an id it does not return is a
+   * row that does not exist. The drainer, the writer's direct sync (in the write's own
+   * transaction) and the console's trace read rows through it. Default: `SELECT *` of the table.
+   */
+  load?: (db: Kysely<any>, ids: readonly string[]) => Promise<readonly Row[]>;
   /** Field mappings for the downstream index. */
   mappings?: Record<string, unknown>;
   /** Job name dispatching to this collection. Default `sync_<name>`. */
@@ -68,6 +77,8 @@ export interface Collection<Row = Record<string, unknown>, Insert = Record<strin
   /** Columns the document uses, when declared; undefined means every column counts. */
   readonly captureColumns: readonly string[] | undefined;
   toDocument(row: Row): Record<string, unknown>;
+  /** The batch loader of the rows `toDocument` receives, when the collection declares one. */
+  readonly load: ((db: Kysely<any>, ids: readonly string[]) => Promise<readonly Row[]>) | undefined;
   /** True when the row is soft-deleted. */
   isDeleted(row: Row): boolean;
   /** Never set at run time: carries the writer's value types for the compiler. */
@@ -99,6 +110,16 @@ function checkCaptureColumns(columns: readonly string[]): readonly string[] {
  *   toDocument: (row) => ({ name: row.name }),
  * });
  *
+ * A document assembled from a join: `load` reads a batch of rows in one query, and
+ * `toDocument` receives what it returns.
+ *
+ * @example
+ * const products = defineCollection<DB>()({
+ *   table: "product", id: "id", version: "version", index: "products",
+ *   load: (db, ids) => loadProductsWithCategory(db, ids), // one JOIN per batch
+ *   toDocument: (row) => ({ name: row.name, category: row.category_name }),
+ * });
+ *
  * Or over a row type only, with column names as plain strings:
  *
  * @example
@@ -108,7 +129,9 @@ function checkCaptureColumns(columns: readonly string[]): readonly string[] {
  *   reindexScopes: { user: { kind: "equals", column: "userid" }, ids: { kind: "ids" } },
  * });
  */
-export function defineCollection<DB>(): <T extends keyof DB & string>(opts: TypedCollectionOptions<DB, T>) => TypedCollection<DB, T>;
+export function defineCollection<DB>(): <T extends keyof DB & string, R extends Selectable<DB[T]> = Selectable<DB[T]>>(
+  opts: TypedCollectionOptions<DB, T, R>,
+) => TypedCollection<DB, T, R>;
 export function defineCollection<Row = Record<string, unknown>>(opts: CollectionOptions<Row>): Collection<Row>;
 export function defineCollection(opts?: CollectionOptions<any>): unknown {
   if (opts === undefined) {
@@ -121,6 +144,7 @@ export function defineCollection(opts?: CollectionOptions<any>): unknown {
         ...(typed.deleted !== undefined ? { deletedColumn: typed.deleted } : {}),
         index: typed.index,
         toDocument: typed.toDocument,
+        ...(typed.load !== undefined ? { load: typed.load } : {}),
         ...(typed.mappings !== undefined ? { mappings: typed.mappings } : {}),
         ...(typed.jobName !== undefined ? { jobName: typed.jobName } : {}),
         ...(typed.reindexScopes !== undefined ? { reindexScopes: typed.reindexScopes } : {}),
@@ -133,6 +157,7 @@ function buildCollection<Row>(opts: CollectionOptions<Row>): Collection<Row> {
   if (!opts.name || !/^[a-z][a-z0-9_]*$/.test(opts.name)) throw new ValidationError("collection.name", "must match /^[a-z][a-z0-9_]*$/");
   if (!opts.index || !/^[a-z0-9][a-z0-9_.-]*$/.test(opts.index)) throw new ValidationError("collection.index", "must be a lower-case index name");
   if (typeof opts.toDocument !== "function") throw new ValidationError("collection.toDocument", "must be a function");
+  if (opts.load !== undefined && typeof opts.load !== "function") throw new ValidationError("collection.load", "must be a function");
   if (opts.idType !== undefined && !ENTITY_ID_TYPES.includes(opts.idType)) throw new ValidationError("collection.idType", `must be one of ${ENTITY_ID_TYPES.join(", ")}`);
   const deletedColumn = opts.deletedColumn === undefined ? undefined : ident("collection.deletedColumn", opts.deletedColumn);
   const scopes: Record<string, ReindexScope> = {};
@@ -155,6 +180,7 @@ function buildCollection<Row>(opts: CollectionOptions<Row>): Collection<Row> {
     reindexScopes: scopes,
     captureColumns,
     toDocument: opts.toDocument,
+    load: opts.load,
     isDeleted(row: Row): boolean {
       if (!deletedColumn) return false;
       const v = (row as Record<string, unknown>)[deletedColumn];

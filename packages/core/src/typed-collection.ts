@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from "kysely";
+import type { Insertable, Kysely, Selectable, Updateable } from "kysely";
 import type { Collection } from "./collection.js";
 
 /** A column of table `T` in the application's Kysely database interface `DB`. */
@@ -14,7 +14,7 @@ export type TypedReindexScope<C extends string> =
  * A collection declared against the application's Kysely `DB` interface: the table, and every
  * column named here, must exist in `DB`, and `toDocument` receives the table's `Selectable` row.
  */
-export interface TypedCollectionOptions<DB, T extends keyof DB & string> {
+export interface TypedCollectionOptions<DB, T extends keyof DB & string, R extends Selectable<DB[T]> = Selectable<DB[T]>> {
   /** The source table, a key of `DB`. */
   table: T;
   /** Logical name (job name `sync_<name>`, lanes, metrics). Default: the table without its schema. */
@@ -27,8 +27,13 @@ export interface TypedCollectionOptions<DB, T extends keyof DB & string> {
   deleted?: ColumnOf<DB, T>;
   /** Downstream index name (the sink may prefix it). */
   index: string;
-  /** Builds the downstream document from a live row. Pure and deterministic. */
-  toDocument: (row: Selectable<DB[T]>) => Record<string, unknown>;
+  /**
+   * Loads the rows `toDocument` receives for a batch of ids in one query (a document assembled
+   * from a join): the table's row and whatever it joins. Default: the table's row.
+   */
+  load?: (db: Kysely<DB>, ids: readonly string[]) => Promise<readonly R[]>;
+  /** Builds the downstream document from a live row (what `load` returns). Pure and deterministic. */
+  toDocument: (row: R) => Record<string, unknown>;
   /** Field mappings of the downstream index. */
   mappings?: Record<string, unknown>;
   /** Job name dispatching to this collection. Default `sync_<name>`. */
@@ -39,7 +44,7 @@ export interface TypedCollectionOptions<DB, T extends keyof DB & string> {
 
 /**
  * A collection typed over table `T` of `DB`: the writer takes `Insertable<DB[T]>` values and
- * `Updateable<DB[T]>` patches, returns `Selectable<DB[T]>` rows, and `writeWithJobs` hands its
- * callback a `Transaction<DB>`.
+ * `Updateable<DB[T]>` patches, returns `Selectable<DB[T]>` rows (or what the collection's
+ * `load` returns), and `writeWithJobs` hands its callback a `Transaction<DB>`.
  */
-export type TypedCollection<DB, T extends keyof DB & string> = Collection<Selectable<DB[T]>, Insertable<DB[T]>, Updateable<DB[T]>, DB>;
+export type TypedCollection<DB, T extends keyof DB & string, R extends Selectable<DB[T]> = Selectable<DB[T]>> = Collection<R, Insertable<DB[T]>, Updateable<DB[T]>, DB>;

@@ -29,6 +29,25 @@ const products = defineCollection<DB>()({
   reindexScopes: { category: { kind: "equals", column: "category_id" }, updated: { kind: "range", column: "updated_at" } },
 });
 
+// A document assembled from a join: `load` reads the rows, `toDocument` and the writer see its type.
+type ProductWithCategory = Selectable<DB["product"]> & { category_name: string };
+const loadWithCategory = async (db: Kysely<DB>, ids: readonly string[]): Promise<ProductWithCategory[]> => {
+  expectTypeOf(ids).toEqualTypeOf<readonly string[]>();
+  void db;
+  return [];
+};
+const joined = defineCollection<DB>()({
+  table: "product",
+  id: "id",
+  version: "version",
+  index: "products",
+  load: loadWithCategory,
+  toDocument: (row) => {
+    expectTypeOf(row).toEqualTypeOf<ProductWithCategory>();
+    return { name: row.name, category: row.category_name };
+  },
+});
+
 // Never called: the compiler checks these calls, `pnpm typecheck` fails if one stops compiling
 // or if an @ts-expect-error line starts compiling.
 async function writes(db: Kysely<DB>) {
@@ -39,6 +58,15 @@ async function writes(db: Kysely<DB>) {
   await writer.writeWithJobs(db, products, async (trx) => {
     const rows = await trx.updateTable("product").set({ price_cents: 1 }).where("category_id", "=", "c1").returningAll().execute();
     return rows.map((r) => ({ id: r.id, row: r }));
+  });
+
+  const loaded = await writer.createWithJob(db, joined, { name: "Teapot", price_cents: 2450, category_id: "c1" });
+  expectTypeOf(loaded.row).toEqualTypeOf<ProductWithCategory | undefined>();
+  defineCollection<DB>()({
+    table: "product", id: "id", version: "version", index: "x",
+    // @ts-expect-error -- a loader's rows must carry the table's columns (id, version, …)
+    load: async () => [{ category_name: "Tea" }],
+    toDocument: () => ({}),
   });
 
   // @ts-expect-error -- a value of the wrong type
@@ -90,5 +118,11 @@ describe("defineCollection<DB>(), typed over the application's Kysely database",
       reindexScopes: { category: { kind: "equals", column: "category_id" }, updated: { kind: "range", column: "updated_at" } },
     });
     expect(products.isDeleted({ deleted_at: new Date() } as never)).toBe(true);
+    expect(products.load).toBeUndefined();
+    expect(joined.load).toBe(loadWithCategory);
+  });
+
+  it("refuses a load that is not a function", () => {
+    expect(() => defineCollection({ name: "p", table: "p", index: "p", toDocument: () => ({}), load: "SELECT *" as never })).toThrow(/collection\.load/);
   });
 });

@@ -31,9 +31,15 @@ function idCast(type: string | undefined): RawBuilder<unknown> {
 
 const nextVersion = (collection: Collection<any>) => sql`${sql.ref(collection.versionColumn)} + 1`;
 
-/** The rows with these ids, by id as text (a hard-deleted entity is simply absent). */
+/**
+ * The rows with these ids, by id as text (a hard-deleted entity is simply absent): through the
+ * collection's own `load` when it declares one (a join), else the table's rows.
+ */
 export async function loadRows(trx: Db, collection: Collection<any>, ids: readonly string[]): Promise<Map<string, Row>> {
-  const found = await trx.selectFrom(collection.table).selectAll().where(sql<boolean>`${sql.ref(collection.idColumn)} = ANY(${ids})`).execute();
+  if (ids.length === 0) return new Map();
+  const found = collection.load
+    ? await collection.load(trx, ids)
+    : await trx.selectFrom(collection.table).selectAll().where(sql<boolean>`${sql.ref(collection.idColumn)} = ANY(${ids})`).execute();
   return new Map(found.map((r) => [String((r as Row)[collection.idColumn]), r as Row]));
 }
 

@@ -9,6 +9,7 @@ import { entityIdsQuery, idColumnType, type EntityFilter } from "../store/collec
 import { insertJobsSelecting } from "../store/job-store.js";
 import { textProblem } from "../text-value.js";
 import { parseTimestampBound } from "../timestamp-bound.js";
+import { PG_DATA_EXCEPTION_CLASS } from "../pg-error-codes.js";
 
 /** An admin re-index request. `scope` names one of the collection's reindex scopes, or "all". */
 export interface ReindexRequest {
@@ -94,7 +95,17 @@ export async function enqueueReindex(db: Kysely<any>, collection: Collection<any
     if (from && to && from.getTime() >= to.getTime()) throw new ValidationError("to", "must be after from");
     filter = { kind: "range", column: scope.column, from, to };
   }
-  const enqueued = await insertJobsSelecting(db, { name: collection.jobName, priority, tag, force: req.force === true }, entityIdsQuery(collection, filter));
+  let enqueued: number;
+  try {
+    enqueued = await insertJobsSelecting(db, { name: collection.jobName, priority, tag, force: req.force === true }, entityIdsQuery(collection, filter));
+  } catch (err) {
+    // An equality value the column's type cannot hold ("herbal" for a uuid or integer column):
+    // the caller's mistake, not a failure of the re-index.
+    if (scope.kind === "equals" && String((err as { code?: unknown }).code ?? "").startsWith(PG_DATA_EXCEPTION_CLASS)) {
+      throw new ValidationError("value", `not a value of column ${scope.column}: ${(err as Error).message}`);
+    }
+    throw err;
+  }
   if (enqueued === 0 && scope.kind === "equals") {
     // Nothing was inserted, so nothing to roll back; a typo in a user name must not look like success.
     throw new NotFoundError(`${collection.name} with ${scope.column} = ${JSON.stringify(req.value)}`);

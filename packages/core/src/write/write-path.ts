@@ -3,7 +3,7 @@ import { trace } from "@opentelemetry/api";
 import type { Collection } from "../collection.js";
 import { directSync, type DirectSyncOutcome, type EntityChange } from "./direct-sync.js";
 import { NotFoundError, ValidationError } from "../errors.js";
-import { hardDeleteRow, insertRow, softDeleteRow, updateRow } from "../store/collection-store.js";
+import { hardDeleteRow, insertRow, loadRows, softDeleteRow, updateRow } from "../store/collection-store.js";
 import { insertJobs } from "../store/job-store.js";
 import { expediteJobs, setWriterFlag } from "../wake/wake-store.js";
 import { DEFAULT_LIVE_TAG, type NewJob } from "../job.js";
@@ -88,6 +88,30 @@ function validateCallOptions(opts: WriteCallOptions | undefined): void {
 }
 
 /**
+ * A collection with its own `load` (a document assembled from a join) gets its changed rows
+ * re-read through it, in the write's transaction, so the direct sync sends the document the
+ * drainer would build; one query for the whole write. A changed row `load` does not return
+ * keeps the row the write returned but is left out of the direct sync (`unsynced`): its job
+ * lets the drainer decide, as it would for a row that is gone.
+ */
+async function withLoadedRows<Row>(
+  trx: Transaction<any>,
+  collection: Collection<Row, any, any, any>,
+  changes: EntityChange<Row>[],
+): Promise<{ changes: EntityChange<Row>[]; unsynced: ReadonlySet<string> }> {
+  const unsynced = new Set<string>();
+  if (!collection.load) return { changes, unsynced };
+  const loaded = await loadRows(trx, collection as Collection<any>, changes.flatMap((c) => (c.row === undefined ? [] : [c.id])));
+  const reread = changes.map((c) => {
+    if (c.row === undefined) return c;
+    const row = loaded.get(c.id) as Row | undefined;
+    if (row === undefined) unsynced.add(c.id);
+    return row === undefined ? c : { ...c, row };
+  });
+  return { changes: reread, unsynced };
+}
+
+/**
  * Builds the write path. Every write takes a Kysely instance or the caller's transaction: with
  * a transaction, the caller owns COMMIT and calls `syncNow` afterwards.
  *
@@ -124,7 +148,7 @@ export function createWriter(options: WriterOptions = {}): Writer {
     const body = async (trx: Transaction<any>) => {
       // The capture trigger's hand-shake: these statements bump and enqueue themselves.
       await setWriterFlag(trx, collection.name);
-      const changes = await fn(trx);
+      const { changes, unsynced } = await withLoadedRows(trx, collection, await fn(trx));
       const jobs: NewJob[] = changes.map((c) => ({
         name: collection.jobName,
         entityId: c.id,
@@ -136,14 +160,14 @@ export function createWriter(options: WriterOptions = {}): Writer {
       const jobIds = await insertJobs(trx, jobs);
       // In the caller's transaction, later plain statements must be captured again.
       if (trx === db) await setWriterFlag(trx, "");
-      return { changes, jobIds };
+      return { changes, jobIds, unsynced };
     };
     return trace.getTracer("tether").startActiveSpan(`tether.write ${collection.name}`, async (span) => {
       try {
         const callerTx = db.isTransaction;
-        const { changes, jobIds } = callerTx ? await body(db as Transaction<any>) : await db.transaction().execute(body);
+        const { changes, jobIds, unsynced } = callerTx ? await body(db as Transaction<any>) : await db.transaction().execute(body);
         instruments().jobsEnqueued.add(jobIds.length, { name: collection.jobName, tag, priority });
-        const sync: DirectSyncOutcome = callerTx ? "deferred" : opts?.directSync === false ? "skipped" : await syncNow(collection, changes);
+        const sync: DirectSyncOutcome = callerTx ? "deferred" : opts?.directSync === false ? "skipped" : await syncNow(collection, unsynced.size === 0 ? changes : changes.filter((c) => !unsynced.has(c.id)));
         // Nothing left to race: make the jobs due now and wake the drainers.
         if (sync === "error" || sync === "timeout") await expediteJobs(db, jobIds).catch((err: unknown) => logger.warn({ err: String(err) }, "could not expedite the jobs of a failed direct sync"));
         return { row: changes[0]?.row, jobIds, sync, changes };

@@ -1,0 +1,44 @@
+import { cleanEnv, str, url } from "envalid";
+import { envReporter, listenPort, logLevel, nonNegativeInt, positiveInt } from "@tether/service-kit";
+
+export interface CatalogEnv {
+  DATABASE_URL: string;
+  ELASTICSEARCH_URL: string;
+  /** Default 3100; 0 picks a free port (logged in the "listening" line). */
+  PORT: number;
+  /** The Tether config. Default: catalog.config.ts of this service. */
+  TETHER_CONFIG: string | undefined;
+  /** Prepended to every index name. Default "". */
+  TETHER_INDEX_PREFIX: string;
+  /** Bearer token of POST /reindex; unset disables it (503). */
+  CATALOG_ADMIN_TOKEN: string | undefined;
+  TETHER_DIRECT_SYNC_TIMEOUT_MS: number;
+  TETHER_GRACE_MS: number;
+  LOG_LEVEL: string;
+}
+
+/** Parses the catalog's environment once; a bad variable is one JSON line naming it, and exit 78. */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): CatalogEnv {
+  const env = cleanEnv(source, {
+    DATABASE_URL: url({ desc: "Postgres connection string" }),
+    ELASTICSEARCH_URL: url({ default: "http://127.0.0.1:9200" }),
+    PORT: listenPort({ default: 3100 }),
+    TETHER_CONFIG: str({ default: undefined }),
+    TETHER_INDEX_PREFIX: str({ default: "" }),
+    CATALOG_ADMIN_TOKEN: str({ default: undefined }),
+    TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
+    TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
+    LOG_LEVEL: logLevel(),
+  }, { reporter: envReporter("catalog-api", source) });
+  return {
+    DATABASE_URL: env.DATABASE_URL,
+    ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
+    PORT: env.PORT,
+    TETHER_CONFIG: env.TETHER_CONFIG || undefined,
+    TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
+    CATALOG_ADMIN_TOKEN: env.CATALOG_ADMIN_TOKEN || undefined,
+    TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
+    TETHER_GRACE_MS: env.TETHER_GRACE_MS,
+    LOG_LEVEL: env.LOG_LEVEL,
+  };
+}
