@@ -38,7 +38,7 @@ describe("no secret or internal address leaves a running service", () => {
     const health = await fetch(`${api.url}/healthz`);
     const healthBody = await health.text();
     expect(health.status).toBe(200);
-    expect(JSON.parse(healthBody)).toEqual({ status: "ok", postgres: "ok", elasticsearch: "down" });
+    expect(JSON.parse(healthBody)).toEqual({ status: "ok", postgres: "ok", elasticsearch: "down", directSync: { breaker: "closed", consecutiveFailures: 0 } });
     expectNoInternals(healthBody, [esPort]);
 
     const search = await fetch(`${api.url}/api/search?q=anything`);

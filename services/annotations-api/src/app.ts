@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import type pino from "pino";
-import { createWriter, type AlertThresholds, type Collection, type Sink } from "@tether/core";
+import { createWriter, type AlertThresholds, type Collection, type Sink, type WriterOptions } from "@tether/core";
 import { tetherAdmin, type AdminToken } from "@tether/admin";
 import { annotations } from "@tether/annotations";
 import { EngineSink } from "@tether/search-sink";
@@ -32,6 +32,8 @@ export interface BuildAppOptions {
   directSyncTimeoutMs?: number;
   /** Delay before the drainer may take a write's job. Default 60000 ms. */
   graceMs?: number;
+  /** The direct sync's circuit breaker (TETHER_BREAKER_FAILURES, TETHER_BREAKER_COOLDOWN_MS). Default 5 failures, 5000 ms. */
+  breaker?: WriterOptions["breaker"];
   /** Largest request body. Default 65536 bytes (the admin re-index takes up to 8 MiB). */
   bodyLimitBytes?: number;
   /** Timeout of the Elasticsearch search query. Default 5000 ms. */
@@ -64,6 +66,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.directSyncTimeoutMs !== undefined ? { directSyncTimeoutMs: opts.directSyncTimeoutMs } : {}),
     ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
+    ...(opts.breaker !== undefined ? { breaker: opts.breaker } : {}),
   });
   const search = opts.searchSink ?? (opts.sink instanceof EngineSink ? opts.sink : undefined);
   const metrics = apiMetrics();
@@ -87,7 +90,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     ...(opts.alertThresholds ? { alertThresholds: opts.alertThresholds } : {}),
     ...(opts.onVerifyRunEnd ? { onVerifyRunEnd: opts.onVerifyRunEnd } : {}),
   });
-  await app.register(healthRoutes, { db: opts.db, search, metrics });
+  metrics.observeBreaker(() => writer.breaker());
+  await app.register(healthRoutes, { db: opts.db, search, metrics, breaker: () => writer.breaker() });
   await app.ready();
   return app;
 }

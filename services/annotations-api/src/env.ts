@@ -20,6 +20,10 @@ export interface ApiEnv {
   TETHER_DIRECT_SYNC_TIMEOUT_MS: number;
   /** Default 60000. */
   TETHER_GRACE_MS: number;
+  /** Consecutive failed direct syncs that open the breaker; 0 turns it off. Default 5. */
+  TETHER_BREAKER_FAILURES: number;
+  /** How long the breaker stays open before a probe. Default 5000. */
+  TETHER_BREAKER_COOLDOWN_MS: number;
   /** Default 65536. */
   TETHER_BODY_LIMIT_BYTES: number;
   LOG_LEVEL: string;
@@ -39,6 +43,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_INDEX_PREFIX: str({ default: "" }),
     TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
     TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
+    TETHER_BREAKER_FAILURES: nonNegativeInt({ default: 5 }),
+    TETHER_BREAKER_COOLDOWN_MS: positiveInt({ default: 5_000 }),
     TETHER_BODY_LIMIT_BYTES: positiveInt({ default: 65_536 }),
     LOG_LEVEL: logLevel(),
   }, { reporter: envReporter("annotations-api", source) });
@@ -52,6 +58,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
     TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     TETHER_GRACE_MS: env.TETHER_GRACE_MS,
+    TETHER_BREAKER_FAILURES: env.TETHER_BREAKER_FAILURES,
+    TETHER_BREAKER_COOLDOWN_MS: env.TETHER_BREAKER_COOLDOWN_MS,
     TETHER_BODY_LIMIT_BYTES: env.TETHER_BODY_LIMIT_BYTES,
     LOG_LEVEL: env.LOG_LEVEL,
     OTEL: otelEnv(source),

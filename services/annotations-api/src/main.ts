@@ -8,6 +8,7 @@
 import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate } from "@tether/core";
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { buildApp } from "./app.js";
+import { ensureIndexInBackground } from "./ensure-index-in-background.js";
 import { loadEnv } from "./env.js";
 import { createLogger, maskUrl, onShutdown, packageVersion, startService, startTelemetryOrExit } from "@tether/service-kit";
 
@@ -34,12 +35,9 @@ await startService(logger, async () => {
     await db.destroy();
     stopOnConfigError(err);
   });
-  try {
-    await sink.ensureIndex(annotations.index, annotations.mappings);
-  } catch (err) {
-    // Writes must keep working while the sink is down; the drainer fills the index later.
-    logger.warn({ err: String(err) }, "could not ensure the annotations index; continuing");
-  }
+  // Writes must not wait on the engine: the index is ensured in the background, retried until it
+  // answers; jobs wait in Postgres meanwhile and the drainer fills the index.
+  const ensuring = ensureIndexInBackground(sink, annotations, logger);
   const app = await buildApp({
     db,
     sink,
@@ -50,6 +48,7 @@ await startService(logger, async () => {
     adminTokens: env.TETHER_ADMIN_TOKENS,
     directSyncTimeoutMs: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     graceMs: env.TETHER_GRACE_MS,
+    breaker: env.TETHER_BREAKER_FAILURES === 0 ? false : { failures: env.TETHER_BREAKER_FAILURES, cooldownMs: env.TETHER_BREAKER_COOLDOWN_MS },
     bodyLimitBytes: env.TETHER_BODY_LIMIT_BYTES,
   });
   await app.listen({ port: env.PORT, host: "0.0.0.0" });
@@ -57,6 +56,7 @@ await startService(logger, async () => {
   logger.info({ port: typeof address === "object" && address ? address.port : env.PORT }, "listening");
 
   onShutdown(logger, "shutting down", async () => {
+    ensuring.stop();
     await app.close();
     await Promise.all([db.destroy(), sink.close?.(), telemetry.shutdown()]);
   });

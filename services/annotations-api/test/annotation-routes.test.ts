@@ -150,7 +150,7 @@ describe("the annotation routes", () => {
   it("report Postgres and Elasticsearch in /healthz as ok or down", async () => {
     const res = await ctx.app.inject({ method: "GET", url: "/healthz" });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: "ok", postgres: "ok", elasticsearch: "ok" });
+    expect(res.json()).toEqual({ status: "ok", postgres: "ok", elasticsearch: "ok", directSync: { breaker: "closed", consecutiveFailures: 0 } });
   });
 
   it("serve Prometheus text on /metrics with the API's and tether's counters", async () => {
@@ -177,7 +177,7 @@ describe("the annotation routes", () => {
         expect(get.statusCode).toBe(503);
         const health = await app.inject({ method: "GET", url: "/healthz" });
         expect(health.statusCode).toBe(503);
-        expect(health.json()).toEqual({ status: "down", postgres: "down", elasticsearch: "ok" });
+        expect(health.json()).toEqual({ status: "down", postgres: "down", elasticsearch: "ok", directSync: { breaker: "closed", consecutiveFailures: 0 } });
       } finally {
         await app.close();
       }

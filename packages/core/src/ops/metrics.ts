@@ -13,6 +13,7 @@ export interface TetherInstruments {
   jobsCompleted: Counter;
   drainBatchDuration: Histogram;
   directSync: Counter;
+  directSyncBreaker: Counter;
 }
 
 let cached: TetherInstruments | undefined;
@@ -32,6 +33,10 @@ export function instruments(): TetherInstruments {
       advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] },
     }),
     directSync: meter.createCounter("tether_direct_sync", { description: "Direct syncs after commit, by outcome", unit: "{sync}" }),
+    directSyncBreaker: meter.createCounter("tether_direct_sync_breaker_transitions", {
+      description: "State changes of the direct sync's circuit breaker, by the state entered (open, half_open, closed)",
+      unit: "{transition}",
+    }),
   };
   return cached;
 }

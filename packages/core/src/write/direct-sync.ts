@@ -4,6 +4,7 @@ import type { Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
 import type { Sink, SinkOperation } from "../sink.js";
 import { desiredOperation, rowVersion } from "../verify/verification-matrix.js";
+import type { CircuitBreaker } from "./circuit-breaker.js";
 
 /** An entity a transaction touched: its row as committed, or its id and version if hard-deleted. */
 export interface EntityChange<Row> {
@@ -13,7 +14,11 @@ export interface EntityChange<Row> {
   deletedVersion?: number;
 }
 
-export type DirectSyncOutcome = "ok" | "error" | "timeout" | "skipped" | "deferred";
+/**
+ * "breaker_open": not attempted, the circuit breaker is open after consecutive failures (the
+ * job is committed; the drainer does the work).
+ */
+export type DirectSyncOutcome = "ok" | "error" | "timeout" | "skipped" | "deferred" | "breaker_open";
 
 export function changeOperation<Row>(collection: Collection<Row>, c: EntityChange<Row>): SinkOperation {
   // A hard delete leaves a tombstone: a removed document would be guarded only for index.gc_deletes.
@@ -29,9 +34,13 @@ export async function directSync<Row>(
   sink: Sink,
   collection: Collection<Row>,
   changes: readonly EntityChange<Row>[],
-  opts: { timeoutMs: number; logger: Logger },
+  opts: { timeoutMs: number; logger: Logger; breaker?: CircuitBreaker },
 ): Promise<DirectSyncOutcome> {
   if (changes.length === 0) return "skipped";
+  if (opts.breaker && !opts.breaker.tryAcquire()) {
+    instruments().directSync.add(1, { outcome: "breaker_open" });
+    return "breaker_open";
+  }
   const tracer = trace.getTracer("tether");
   return tracer.startActiveSpan("tether.direct_sync", async (span) => {
     const signal = AbortSignal.timeout(opts.timeoutMs);
@@ -44,11 +53,14 @@ export async function directSync<Row>(
       });
       const failed = results.filter((r) => r.status === "retryable" || r.status === "permanent");
       outcome = failed.length === 0 ? "ok" : "error";
+      // The engine answered: items it refused are the drainer's, not a reason to stop trying.
+      opts.breaker?.record("ok");
       if (failed.length > 0) {
         opts.logger.warn({ collection: collection.name, failed: failed.slice(0, 5) }, "direct sync: some items failed; the drainer will repair them");
       }
     } catch (err) {
       outcome = signal.aborted ? "timeout" : "error";
+      opts.breaker?.record("failure");
       opts.logger.warn({ collection: collection.name, err: String(err), outcome }, "direct sync failed; the drainer will repair it");
     }
     instruments().directSync.add(1, { outcome });

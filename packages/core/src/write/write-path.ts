@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from "kysely";
 import { trace } from "@opentelemetry/api";
 import type { Collection } from "../collection.js";
 import { directSync, type DirectSyncOutcome, type EntityChange } from "./direct-sync.js";
+import { CircuitBreaker, type BreakerSnapshot, type CircuitBreakerOptions } from "./circuit-breaker.js";
 import { NotFoundError, ValidationError } from "../errors.js";
 import { hardDeleteRow, insertRow, loadRows, softDeleteRow, updateRow } from "../store/collection-store.js";
 import { insertJobs } from "../store/job-store.js";
@@ -24,6 +25,12 @@ export interface WriterOptions {
   tag?: string;
   /** Priority of jobs written by this writer; lower runs first. Default 1. */
   priority?: number;
+  /**
+   * The direct sync's circuit breaker: after `failures` (5) consecutive failed or timed-out
+   * direct syncs, writes stop attempting it for `cooldownMs` (5000), then one probes. `false`
+   * turns it off. Default on.
+   */
+  breaker?: Omit<CircuitBreakerOptions, "onStateChange" | "now"> | false;
 }
 
 export interface WriteCallOptions {
@@ -76,6 +83,8 @@ export interface Writer {
    * });
    */
   writeWithJobs<Row, DB = any>(db: Db, collection: Collection<Row, any, any, DB>, fn: (trx: Transaction<DB>) => Promise<EntityChange<Row>[]>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  /** The direct sync breaker's state (undefined without a sink or with `breaker: false`). */
+  breaker(): BreakerSnapshot | undefined;
   /** The direct sync, for callers that passed their own transaction (after their COMMIT). */
   syncNow<Row>(collection: Collection<Row, any, any, any>, changes: readonly EntityChange<Row>[]): Promise<DirectSyncOutcome>;
 }
@@ -133,8 +142,21 @@ export function createWriter(options: WriterOptions = {}): Writer {
   if (!(timeoutMs > 0)) throw new ValidationError("directSyncTimeoutMs", "must be > 0");
   if (!(graceMs >= 0)) throw new ValidationError("graceMs", "must be >= 0");
 
+  const breaker =
+    options.sink && options.breaker !== false
+      ? new CircuitBreaker({
+          ...options.breaker,
+          onStateChange: ({ from, to, consecutiveFailures }) => {
+            instruments().directSyncBreaker.add(1, { to });
+            const fields = { breaker: to, from, consecutiveFailures };
+            if (to === "open") logger.warn(fields, "direct sync breaker open: writes leave their sync to the drainer until a probe succeeds");
+            else logger.info(fields, `direct sync breaker ${to === "closed" ? "closed: direct syncs resume" : "half-open: probing"}`);
+          },
+        })
+      : undefined;
+
   const syncNow: Writer["syncNow"] = async (collection, changes) =>
-    options.sink ? directSync(options.sink, collection, changes, { timeoutMs, logger }) : "skipped";
+    options.sink ? directSync(options.sink, collection, changes, { timeoutMs, logger, ...(breaker ? { breaker } : {}) }) : "skipped";
 
   async function run<Row>(
     db: Db,
@@ -169,7 +191,7 @@ export function createWriter(options: WriterOptions = {}): Writer {
         instruments().jobsEnqueued.add(jobIds.length, { name: collection.jobName, tag, priority });
         const sync: DirectSyncOutcome = callerTx ? "deferred" : opts?.directSync === false ? "skipped" : await syncNow(collection, unsynced.size === 0 ? changes : changes.filter((c) => !unsynced.has(c.id)));
         // Nothing left to race: make the jobs due now and wake the drainers.
-        if (sync === "error" || sync === "timeout") await expediteJobs(db, jobIds).catch((err: unknown) => logger.warn({ err: String(err) }, "could not expedite the jobs of a failed direct sync"));
+        if (sync === "error" || sync === "timeout" || sync === "breaker_open") await expediteJobs(db, jobIds).catch((err: unknown) => logger.warn({ err: String(err) }, "could not expedite the jobs of a failed direct sync"));
         return { row: changes[0]?.row, jobIds, sync, changes };
       } finally {
         span.end();
@@ -181,6 +203,7 @@ export function createWriter(options: WriterOptions = {}): Writer {
 
   return {
     syncNow,
+    breaker: () => breaker?.snapshot(),
     writeWithJobs: run,
     createWithJob(db, typed, values, opts) {
       // Insert/Update/DB only type the call; the implementation works on plain records.

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
+import type { BreakerSnapshot } from "@tether/core";
 import { pingDatabase } from "@tether/core/internal";
 import type { EngineSink } from "@tether/search-sink";
 import type { ApiMetrics } from "../api-metrics.js";
@@ -8,6 +9,8 @@ export interface HealthRouteDeps {
   db: Kysely<any>;
   search: EngineSink | undefined;
   metrics: ApiMetrics;
+  /** The writer's direct sync breaker. */
+  breaker?: () => BreakerSnapshot | undefined;
 }
 
 const HEALTH_TIMEOUT_MS = 2_000;
@@ -24,10 +27,11 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
  * GET /healthz: 200 when Postgres answers (the API cannot write without it); Elasticsearch is
  * reported but not required, because writes still succeed and the drainer catches up. The
  * route needs no token, so it says only `ok` / `down` (or `not_configured`) per dependency:
- * addresses and driver messages go to the log.
+ * addresses and driver messages go to the log. `directSync.breaker` is the direct sync's
+ * circuit breaker: `closed`, `open` (writes leave their sync to the drainer) or `half_open`.
  * GET /metrics: Prometheus text.
  */
-export async function healthRoutes(app: FastifyInstance, { db, search, metrics }: HealthRouteDeps): Promise<void> {
+export async function healthRoutes(app: FastifyInstance, { db, search, metrics, breaker }: HealthRouteDeps): Promise<void> {
   app.get("/healthz", async (request, reply) => {
     const down = (dependency: string) => (err: unknown) => {
       request.log.warn({ dependency, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, "health check: dependency down");
@@ -41,7 +45,10 @@ export async function healthRoutes(app: FastifyInstance, { db, search, metrics }
         : Promise.resolve("not_configured" as const),
     ]);
     const ok = postgres === "ok";
-    return reply.status(ok ? 200 : 503).send({ status: ok ? "ok" : "down", postgres, elasticsearch });
+    const b = breaker?.();
+    // The breaker open means writes skip the direct sync (the drainer catches up): reported, not a failure.
+    const directSync = b ? { breaker: b.state, consecutiveFailures: b.consecutiveFailures } : { breaker: "not_configured" };
+    return reply.status(ok ? 200 : 503).send({ status: ok ? "ok" : "down", postgres, elasticsearch, directSync });
   });
 
   app.get("/metrics", async (_request, reply) => {

@@ -1,0 +1,41 @@
+import type { Collection, Sink } from "@tether/core";
+import type { Logger } from "pino";
+
+/**
+ * Ensures a collection's index without holding up start-up: attempts with a backoff (1 s,
+ * doubling to 30 s) until the engine answers, each logged once as a warning. The API serves
+ * writes meanwhile (their jobs wait in Postgres); searches answer 503 until the engine does.
+ *
+ * @example
+ * const ensuring = ensureIndexInBackground(sink, annotations, logger);
+ * onShutdown(logger, "bye", async () => ensuring.stop());
+ */
+export function ensureIndexInBackground(sink: Sink, collection: Collection<any>, logger: Logger): { done: Promise<boolean>; stop(): void } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+  const done = (async () => {
+    for (let attempt = 0, delay = 1_000; !stopped; attempt++, delay = Math.min(30_000, delay * 2)) {
+      try {
+        await sink.ensureIndex(collection.index, collection.mappings);
+        if (attempt > 0) logger.info({ index: collection.index, attempts: attempt + 1 }, "index ensured");
+        return true;
+      } catch (err) {
+        logger.warn({ err: String(err), index: collection.index, retryInMs: delay }, "could not ensure the index; serving writes meanwhile and retrying");
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, delay);
+      });
+    }
+    return false;
+  })();
+  return {
+    done,
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      wake?.();
+    },
+  };
+}
