@@ -29,6 +29,8 @@ export interface Sizes {
   captureBulkRows: number;
   /** Rows of the table adopted under live writes (`--full`: 1M). */
   adoptRows: number;
+  /** Seconds of each autocannon run of the load benchmark (`--full`: 15). */
+  loadSeconds: number;
   /** Repetitions of each measurement. */
   reps: number;
 }
@@ -48,10 +50,11 @@ export const DEFAULT_SIZES: Sizes = {
   captureSamples: 500,
   captureBulkRows: 100_000,
   adoptRows: 200_000,
+  loadSeconds: 10,
   reps: 3,
 };
 
-const FULL_OVERRIDES: Partial<Sizes> = { reindexDocs: 1_000_000, enqueueRows: 1_000_000, claimExtra: 1_000_000, backlogJobs: 1_000_000, adoptRows: 1_000_000 };
+const FULL_OVERRIDES: Partial<Sizes> = { reindexDocs: 1_000_000, enqueueRows: 1_000_000, claimExtra: 1_000_000, backlogJobs: 1_000_000, adoptRows: 1_000_000, loadSeconds: 15 };
 
 export interface CliOptions {
   only: string[];
@@ -95,7 +98,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const base: Sizes = { ...DEFAULT_SIZES, ...(values.full ? FULL_OVERRIDES : {}) };
   const sizes = { ...base };
   for (const k of Object.keys(sizes) as (keyof Sizes)[]) {
-    if (k === "reps" || k === "claimSamples" || k === "apiHangSamples" || k === "captureSamples") continue;
+    if (k === "reps" || k === "loadSeconds" || k === "claimSamples" || k === "apiHangSamples" || k === "captureSamples") continue;
     sizes[k] = Math.max(k === "claimDue" ? 2500 : 100, Math.round(base[k] * scale));
   }
   if (values.reps !== undefined) {

@@ -32,6 +32,8 @@ export interface BuildAppOptions {
   directSyncTimeoutMs?: number;
   /** Delay before the drainer may take a write's job. Default 60000 ms. */
   graceMs?: number;
+  /** false: no direct sync after COMMIT (the drainer does every sync). Default true. */
+  directSync?: boolean;
   /** The direct sync's circuit breaker (TETHER_BREAKER_FAILURES, TETHER_BREAKER_COOLDOWN_MS). Default 5 failures, 5000 ms. */
   breaker?: WriterOptions["breaker"];
   /** Largest request body. Default 65536 bytes (the admin re-index takes up to 8 MiB). */
@@ -62,7 +64,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // First: its onRoute hook must see every route (for 405 + Allow), its parser every body.
   await app.register(errorContract);
   const writer = createWriter({
-    sink: opts.sink,
+    ...(opts.directSync === false ? {} : { sink: opts.sink }),
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.directSyncTimeoutMs !== undefined ? { directSyncTimeoutMs: opts.directSyncTimeoutMs } : {}),
     ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),

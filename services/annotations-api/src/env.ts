@@ -1,4 +1,4 @@
-import { cleanEnv, str, url } from "envalid";
+import { bool, cleanEnv, str, url } from "envalid";
 import { parseAdminTokens, type AdminToken } from "@tether/admin";
 import { envReporter, listenPort, logLevel, nonNegativeInt, otelEnv, positiveInt, sinkEnvSpecs, sinkSetting, type SinkSetting } from "@tether/service-kit";
 
@@ -20,6 +20,8 @@ export interface ApiEnv {
   TETHER_DIRECT_SYNC_TIMEOUT_MS: number;
   /** Default 60000. */
   TETHER_GRACE_MS: number;
+  /** false: writes leave every sync to the drainer (Postgres only on the request path). Default true. */
+  TETHER_DIRECT_SYNC: boolean;
   /** Consecutive failed direct syncs that open the breaker; 0 turns it off. Default 5. */
   TETHER_BREAKER_FAILURES: number;
   /** How long the breaker stays open before a probe. Default 5000. */
@@ -43,6 +45,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_INDEX_PREFIX: str({ default: "" }),
     TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
     TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
+    TETHER_DIRECT_SYNC: bool({ default: true }),
     TETHER_BREAKER_FAILURES: nonNegativeInt({ default: 5 }),
     TETHER_BREAKER_COOLDOWN_MS: positiveInt({ default: 5_000 }),
     TETHER_BODY_LIMIT_BYTES: positiveInt({ default: 65_536 }),
@@ -58,6 +61,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
     TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     TETHER_GRACE_MS: env.TETHER_GRACE_MS,
+    TETHER_DIRECT_SYNC: env.TETHER_DIRECT_SYNC,
     TETHER_BREAKER_FAILURES: env.TETHER_BREAKER_FAILURES,
     TETHER_BREAKER_COOLDOWN_MS: env.TETHER_BREAKER_COOLDOWN_MS,
     TETHER_BODY_LIMIT_BYTES: env.TETHER_BODY_LIMIT_BYTES,

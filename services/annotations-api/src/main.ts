@@ -48,6 +48,7 @@ await startService(logger, async () => {
     adminTokens: env.TETHER_ADMIN_TOKENS,
     directSyncTimeoutMs: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     graceMs: env.TETHER_GRACE_MS,
+    directSync: env.TETHER_DIRECT_SYNC,
     breaker: env.TETHER_BREAKER_FAILURES === 0 ? false : { failures: env.TETHER_BREAKER_FAILURES, cooldownMs: env.TETHER_BREAKER_COOLDOWN_MS },
     bodyLimitBytes: env.TETHER_BODY_LIMIT_BYTES,
   });

@@ -10,6 +10,7 @@ import { apiLatency } from "./api-latency.js";
 import { captureOverhead } from "./capture-overhead.js";
 import { adoptLive } from "./adopt-live.js";
 import { entityEvents } from "./entity-events.js";
+import { apiLoad } from "./api-load.js";
 
 /** In the order they run. */
-export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, captureOverhead, adoptLive, entityEvents];
+export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, apiLoad, captureOverhead, adoptLive, entityEvents];
