@@ -30,6 +30,7 @@ const perSink = [
   "test/engine/versioning.test.ts",
   "test/verify/verify-drift.test.ts",
   "test/verify/verify-cli.test.ts",
+  "test/verify/verify-deep.test.ts",
 ];
 const openSearchOnly = ["packages/opensearch/test/**/*.test.ts"];
 

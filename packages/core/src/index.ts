@@ -57,6 +57,7 @@ export type { DrainCounts } from "./drain/drain-batch.js";
 // Re-index, verify, alerts, queue figures, maintenance.
 export { enqueueReindex, type ReindexRequest, type ReindexResult } from "./write/reindex.js";
 export { verifyCollection, type VerifyOptions, type VerifyProgress, type VerifyReport } from "./verify/verify-collection.js";
+export { deepVerifyCollection, type DeepDriftKind, type DeepVerifyOptions, type DeepVerifyReport } from "./verify/deep-verify.js";
 export { DRIFT_KINDS, type DriftKind } from "./verify/verification-matrix.js";
 export { evaluateAlerts, type AlertName, type AlertStatus, type AlertThresholds, type AlertsReport } from "./ops/alerts.js";
 export { queueStats, type DeadCounts, type GroupCounts, type QueueCounts, type QueueStats, type QueueStatsOptions } from "./ops/queue-read-model.js";
@@ -64,8 +65,9 @@ export { runMaintenance, type MaintenanceOptions, type MaintenanceResult } from 
 export { DEFAULT_TOMBSTONE_RETENTION_MS, purgeTombstones, type CollectionPurgeResult, type PurgeTombstonesOptions } from "./ops/tombstone-purge.js";
 
 // The sink contract, for adapters.
-export type { BucketRange, BucketSummary, DownstreamState, Sink, SinkCallOptions, SinkItemResult, SinkItemStatus, SinkOperation, TombstonePurgeResult } from "./sink.js";
+export type { BucketRange, BucketSummary, DownstreamState, Sink, SinkCallOptions, SinkItemResult, SinkItemStatus, SinkOperation, ScannedDocument, TombstonePurgeResult } from "./sink.js";
 export { entityHash } from "./verify/entity-hash.js";
+export { contentHash } from "./verify/content-hash.js";
 
 // Errors: each has a stable `code`.
 export { DeadlineExceededError, NotFoundError, PermanentSinkError, RetryableSinkError, TetherError, ValidationError } from "./errors.js";

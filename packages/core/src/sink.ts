@@ -74,6 +74,20 @@ export interface TombstonePurgeResult {
   skipped: number;
 }
 
+/** One document as a full scan reads it (`tether verify --deep`). */
+export interface ScannedDocument {
+  id: string;
+  /** The engine's own version of the document. */
+  version: number;
+  /** False for a document without tether's metadata (written by something else): an orphan. */
+  tethered: boolean;
+  deleted: boolean;
+  /** The content hash stored at write time (`tether.content`), when the writer recorded one. */
+  content?: string;
+  /** The body without tether's metadata (absent for tombstones). */
+  source?: Record<string, unknown>;
+}
+
 export interface Sink {
   /** For logs and metrics, e.g. "elasticsearch". */
   readonly kind: string;
@@ -105,6 +119,14 @@ export interface Sink {
    * retention (`purgeTombstones` in core).
    */
   purgeTombstones?(index: string, opts: { before: number; dryRun?: boolean }, call?: SinkCallOptions): Promise<TombstonePurgeResult>;
+  /**
+   * Optional: every document of the index (or of `ids`) with its body, page by page, from one
+   * consistent snapshot of the index. `tether verify --deep` compares each with the document
+   * rebuilt from its row.
+   */
+  scanDocuments?(index: string, opts: { pageSize?: number; ids?: readonly string[] }, call?: SinkCallOptions): AsyncIterable<ScannedDocument[]>;
+  /** Optional: how many documents of the index carry no tether metadata (orphans). */
+  countOrphans?(index: string, call?: SinkCallOptions): Promise<number>;
   /** Optional: releases connections; processes call it at shutdown. */
   close?(): Promise<void>;
 }

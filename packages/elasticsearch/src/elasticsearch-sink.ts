@@ -42,6 +42,18 @@ export class ElasticsearchSink extends EngineSink {
     return (await this.client.search({ index, ...body }, this.transport(r))) as SearchAnswer;
   }
 
+  protected async scrollStart(index: string, body: Record<string, unknown>, keepAlive: string, r: EngineRequest) {
+    return (await this.client.search({ index, scroll: keepAlive, ...body }, this.transport(r))) as SearchAnswer & { _scroll_id?: string };
+  }
+
+  protected async scrollNext(scrollId: string, keepAlive: string, r: EngineRequest) {
+    return (await this.client.scroll({ scroll_id: scrollId, scroll: keepAlive }, this.transport(r))) as SearchAnswer & { _scroll_id?: string };
+  }
+
+  protected async scrollClear(scrollId: string): Promise<void> {
+    await this.client.clearScroll({ scroll_id: scrollId });
+  }
+
   protected async createIndex(index: string, body: { settings: Record<string, unknown>; mappings: Record<string, unknown> }): Promise<void> {
     await this.client.indices.create({ index, settings: body.settings, mappings: body.mappings as never });
   }

@@ -84,6 +84,18 @@ export class OpenSearchSink extends EngineSink {
     return (await this.send(r, (o) => this.client.search({ index, body: body as never }, o))) as unknown as SearchAnswer;
   }
 
+  protected async scrollStart(index: string, body: Record<string, unknown>, keepAlive: string, r: EngineRequest) {
+    return (await this.send(r, (o) => this.client.search({ index, scroll: keepAlive, body: body as never }, o))) as unknown as SearchAnswer & { _scroll_id?: string };
+  }
+
+  protected async scrollNext(scrollId: string, keepAlive: string, r: EngineRequest) {
+    return (await this.send(r, (o) => this.client.scroll({ body: { scroll_id: scrollId, scroll: keepAlive } }, o))) as unknown as SearchAnswer & { _scroll_id?: string };
+  }
+
+  protected async scrollClear(scrollId: string): Promise<void> {
+    await this.client.clearScroll({ body: { scroll_id: scrollId } });
+  }
+
   protected async createIndex(index: string, body: { settings: Record<string, unknown>; mappings: Record<string, unknown> }): Promise<void> {
     await this.client.indices.create({ index, body: body as never });
   }

@@ -1,4 +1,4 @@
-import type { SinkOperation } from "@tether/core";
+import { contentHash, type SinkOperation } from "@tether/core";
 import { documentMeta, META_FIELD } from "./document-meta.js";
 
 /**
@@ -12,7 +12,8 @@ export function bulkLines(op: SinkOperation, target: string): unknown[] {
     case "index":
       return [
         { index: { _index: target, _id: op.id, version: op.version, version_type: versionType } },
-        { ...op.document, [META_FIELD]: documentMeta(op.id, op.version, false) },
+        // The content hash lets `tether verify --deep` tell an edit behind tether's back at the same version.
+        { ...op.document, [META_FIELD]: { ...documentMeta(op.id, op.version, false), content: contentHash(op.document) } },
       ];
     case "tombstone":
       return [{ index: { _index: target, _id: op.id, version: op.version, version_type: versionType } }, { [META_FIELD]: documentMeta(op.id, op.version, true) }];

@@ -11,6 +11,7 @@ export const META_MAPPING = {
     deleted: { type: "boolean" },
     key: { type: "long" },
     deleted_at: { type: "long" },
+    content: { type: "keyword", index: false },
   },
 } as const;
 

@@ -8,6 +8,7 @@ import {
   type Sink,
   type SinkCallOptions,
   type SinkItemResult,
+  type ScannedDocument,
   type SinkOperation,
   type TombstonePurgeResult,
 } from "@tether/core";
@@ -95,6 +96,10 @@ export abstract class EngineSink implements Sink {
   /** Sends `_bulk` lines; resolves with the answer's `items`. */
   protected abstract bulkItems(lines: unknown[], r: EngineRequest): Promise<Record<string, unknown>[]>;
   protected abstract searchBody(index: string, body: Record<string, unknown>, r: EngineRequest): Promise<SearchAnswer>;
+  /** Opens a scroll (`scroll` keep-alive) with the first page of `body`. */
+  protected abstract scrollStart(index: string, body: Record<string, unknown>, keepAlive: string, r: EngineRequest): Promise<SearchAnswer & { _scroll_id?: string }>;
+  protected abstract scrollNext(scrollId: string, keepAlive: string, r: EngineRequest): Promise<SearchAnswer & { _scroll_id?: string }>;
+  protected abstract scrollClear(scrollId: string): Promise<void>;
   protected abstract createIndex(index: string, body: { settings: Record<string, unknown>; mappings: Record<string, unknown> }): Promise<void>;
   protected abstract refreshNow(index: string): Promise<void>;
   protected abstract clusterStatus(r: EngineRequest): Promise<string>;
@@ -346,6 +351,66 @@ export abstract class EngineSink implements Sink {
       await this.refreshNow(target);
     }
     return result;
+  }
+
+  /**
+   * Every document (or those of `ids`) with its body, from one scroll: a consistent snapshot of
+   * the index, read in index order, the next page requested while the caller works on this one.
+   */
+  async *scanDocuments(index: string, p: { pageSize?: number; ids?: readonly string[] }, opts?: SinkCallOptions): AsyncIterable<ScannedDocument[]> {
+    const target = this.indexName(index);
+    const size = p.pageSize ?? LIST_PAGE;
+    const toDoc = (h: SearchAnswer["hits"]["hits"][number]): ScannedDocument => {
+      const { [META_FIELD]: meta, ...source } = (h._source ?? {}) as Record<string, unknown>;
+      const m = meta as { deleted?: boolean; content?: string; version?: number } | undefined;
+      const deleted = m?.deleted === true;
+      return {
+        id: String(h._id),
+        version: Number(h._version ?? 0),
+        tethered: m !== undefined && m.version !== undefined,
+        deleted,
+        ...(m?.content ? { content: m.content } : {}),
+        ...(deleted ? {} : { source }),
+      };
+    };
+    let first: SearchAnswer & { _scroll_id?: string };
+    try {
+      first = await this.call("scan", opts, (r) =>
+        this.scrollStart(target, { size, version: true, sort: ["_doc"], query: p.ids ? { ids: { values: [...p.ids] } } : { match_all: {} } }, "2m", r),
+      );
+    } catch (err) {
+      if (this.describeFailure((err as { cause?: unknown }).cause).type === "index_not_found_exception") return;
+      throw err;
+    }
+    let scrollId = first._scroll_id;
+    let page: SearchAnswer & { _scroll_id?: string } = first;
+    try {
+      while (page.hits.hits.length > 0) {
+        const hits = page.hits.hits;
+        // Ask for the next page before handing this one over: the engine reads while the caller compares.
+        const next = hits.length < size || !scrollId ? undefined : this.call("scan", opts, (r) => this.scrollNext(scrollId!, "2m", r));
+        next?.catch(() => undefined);
+        yield hits.map(toDoc);
+        if (!next) break;
+        page = await next;
+        scrollId = page._scroll_id ?? scrollId;
+      }
+    } finally {
+      if (scrollId) await this.scrollClear(scrollId).catch(() => undefined);
+    }
+  }
+
+  async countOrphans(index: string, opts?: SinkCallOptions): Promise<number> {
+    try {
+      const res = await this.call("countOrphans", opts, (r) =>
+        this.searchBody(this.indexName(index), { size: 0, track_total_hits: true, query: { bool: { must_not: [{ exists: { field: `${META_FIELD}.version` } }] } } }, r),
+      );
+      const total = res.hits.total;
+      return typeof total === "number" ? total : (total?.value ?? 0);
+    } catch (err) {
+      if (this.describeFailure((err as { cause?: unknown }).cause).type === "index_not_found_exception") return 0;
+      throw err;
+    }
   }
 
   /** Makes recent writes visible to search and aggregations (anti-entropy, tests). */

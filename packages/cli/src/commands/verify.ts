@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { DRIFT_KINDS, verifyCollection, type Collection, type VerifyReport } from "@tether/core";
+import { deepVerifyCollection, DRIFT_KINDS, verifyCollection, type Collection, type DeepVerifyReport, type VerifyReport } from "@tether/core";
 import { CommandFailedError } from "../cli-errors.js";
-import { intOption, output, pickCollection, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
+import { intOption, listOption, output, pickCollection, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 import { ProgressReporter } from "../progress-reporter.js";
 
 interface VerifyCliOptions extends CommonOptions {
@@ -10,12 +10,29 @@ interface VerifyCliOptions extends CommonOptions {
   leafSize?: number;
   enqueue: boolean;
   failOnDrift?: boolean;
+  deep?: boolean;
+  ids?: string[];
+  keepOrphans?: boolean;
 }
 
 export interface VerifyCliReport {
   collections: VerifyReport[];
+  /** With `--deep`: the content comparison of each collection. */
+  deep?: DeepVerifyReport[];
   driftedTotal: number;
   enqueued: number;
+  orphans: number;
+}
+
+function renderDeep(r: DeepVerifyReport): string {
+  const kinds = Object.entries(r.drifted).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
+  const lines = [
+    `${r.collection} (deep): read ${r.scanned} document(s) in ${(r.durationMs / 1000).toFixed(2)} s (${Math.round(r.docsPerSecond)} docs/s)`,
+    r.driftedTotal === 0 ? "  no content drift" : `  drifted ${r.driftedTotal}: ${kinds.join(", ")}; enqueued ${r.enqueued} repair job(s)`,
+  ];
+  if (r.orphans > 0) lines.push(`  orphans (no tether metadata) ${r.orphans}, removed ${r.orphansRemoved}`);
+  for (const [k, ids] of Object.entries(r.samples)) if (ids.length > 0) lines.push(`  e.g. ${k}: ${ids.join(", ")}`);
+  return lines.join("\n");
 }
 
 function render(r: VerifyReport): string {
@@ -25,6 +42,7 @@ function render(r: VerifyReport): string {
     r.driftedTotal === 0 ? "  no drift" : `  drifted ${r.driftedTotal}: ${kinds.join(", ")}; enqueued ${r.enqueued} repair job(s)`,
   ];
   for (const k of DRIFT_KINDS) if (r.samples[k].length > 0) lines.push(`  e.g. ${k}: ${r.samples[k].join(", ")}`);
+  if (r.orphans > 0) lines.push(`  ${r.orphans} document(s) without tether metadata (orphans): run with --deep to list and remove them`);
   return lines.join("\n");
 }
 
@@ -38,8 +56,12 @@ export function registerVerify(program: Command): void {
       .option("--bucket-size <n>", "ids per top-level bucket (default 10000)", intOption(1, 1_000_000_000))
       .option("--leaf-size <n>", "differing buckets of at most this many ids are compared id by id (default 2000)", intOption(1, 100_000))
       .option("--no-enqueue", "report drift without enqueuing repair jobs")
-      .option("--fail-on-drift", "exit 1 when drift was found"),
+      .option("--fail-on-drift", "exit 1 when drift was found")
+      .option("--deep", "also read every document and compare its content with the one rebuilt from its row (content drift, orphans)")
+      .option("--ids <a,b,c>", "with --deep: only these ids (the bucketed pass is skipped)", listOption)
+      .option("--keep-orphans", "with --deep: report documents without tether metadata but leave them in the index"),
   ).action(async (opts: VerifyCliOptions) => {
+    const deep: DeepVerifyReport[] = [];
     const reports = await withContext(opts, async (ctx) => {
       const targets: readonly Collection<any>[] = opts.collection === undefined ? ctx.collections : [pickCollection(ctx, opts.collection)];
       const out: VerifyReport[] = [];
@@ -53,6 +75,16 @@ export function registerVerify(program: Command): void {
               line: (v, t, p) => `verifying ${collection.name}: ${v}/${t} buckets, ${p.differing} differing, ${p.drifted} drifted`,
             })
           : undefined;
+        if (opts.deep) {
+          deep.push(
+            await deepVerifyCollection(ctx.db, ctx.sink, collection, {
+              ...(opts.ids ? { ids: opts.ids } : {}),
+              enqueue: opts.enqueue,
+              keepOrphans: opts.keepOrphans === true,
+            }),
+          );
+          if (opts.ids) continue;
+        }
         try {
           out.push(
             await verifyCollection(ctx.db, ctx.sink, collection, {
@@ -74,10 +106,12 @@ export function registerVerify(program: Command): void {
     });
     const report: VerifyCliReport = {
       collections: reports,
-      driftedTotal: reports.reduce((a, r) => a + r.driftedTotal, 0),
-      enqueued: reports.reduce((a, r) => a + r.enqueued, 0),
+      ...(opts.deep ? { deep } : {}),
+      driftedTotal: reports.reduce((a, r) => a + r.driftedTotal, 0) + deep.reduce((a, r) => a + r.drifted.content, 0),
+      enqueued: reports.reduce((a, r) => a + r.enqueued, 0) + deep.reduce((a, r) => a + r.enqueued, 0),
+      orphans: deep.length > 0 ? deep.reduce((a, r) => a + r.orphans, 0) : reports.reduce((a, r) => a + r.orphans, 0),
     };
-    output(opts, report, () => reports.map(render).join("\n"));
+    output(opts, report, () => [...deep.map(renderDeep), ...reports.map(render)].join("\n"));
     if (opts.failOnDrift && report.driftedTotal > 0) throw new CommandFailedError(`${report.driftedTotal} drifted entit${report.driftedTotal === 1 ? "y" : "ies"} found`);
   });
 }

@@ -131,6 +131,13 @@ export async function idBounds(db: Db, collection: Collection<any>): Promise<{ l
   return { lo: b.rows[0]?.lo ?? null, hi: b.rows[0]?.hi ?? null };
 }
 
+/** The distinct `floor(id / size)` of the table's rows, ascending: the id buckets that hold any row. */
+export async function occupiedBuckets(db: Db, collection: Collection<any>, size: number): Promise<number[]> {
+  const { table, id } = verifyColumns(collection);
+  const r = await sql<{ b: string }>`SELECT DISTINCT floor(${id}::numeric / ${size})::bigint::text AS b FROM ${table} AS t ORDER BY 1`.execute(db);
+  return r.rows.map((x) => Number(x.b)).sort((a, b) => a - b);
+}
+
 /** Summaries (count, hash sum, version sum) of live rows in contiguous ranges, one query. */
 export async function summarizeRows(db: Db, collection: Collection<any>, ranges: readonly BucketRange[]): Promise<BucketSummary[]> {
   const { table, id, version, live, hash } = verifyColumns(collection);

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Collection } from "../collection.js";
 import { ValidationError } from "../errors.js";
 import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
-import { idBounds, rowStates, summarizeRows } from "../store/collection-store.js";
+import { occupiedBuckets, rowStates, summarizeRows } from "../store/collection-store.js";
 import { classifyDrift, type DriftKind } from "./verification-matrix.js";
 import { insertJobs } from "../store/job-store.js";
 import type { BucketRange, BucketSummary, Sink, SinkCallOptions } from "../sink.js";
@@ -14,7 +14,8 @@ import type { BucketRange, BucketSummary, Sink, SinkCallOptions } from "../sink.
  *   written by a migration that bypassed the write path).
  * - bucket: an id range [from, to); each side summarizes its live entities in it as
  *   (count, sum of entityHash(id, version), sum of versions).
- * - leaf: a differing bucket small enough to compare id by id.
+ * - leaf: a differing bucket narrow enough, or holding few enough entities on both sides, to
+ *   compare id by id.
  */
 
 export interface VerifyOptions {
@@ -67,6 +68,11 @@ export interface VerifyReport {
   samples: Record<DriftKind, string[]>;
   /** Repair jobs enqueued (0 when `enqueue` is false). */
   enqueued: number;
+  /**
+   * Documents in the index without tether's metadata (written by something else): the buckets
+   * cannot see them. `tether verify --deep` lists and removes them.
+   */
+  orphans: number;
   durationMs: number;
 }
 
@@ -120,6 +126,7 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
     driftedTotal: 0,
     samples: { missing: [], stale: [], ghost: [], deleted_live: [] },
     enqueued: 0,
+    orphans: 0,
     durationMs: 0,
   };
 
@@ -163,24 +170,33 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
       report.bucketsDiffering += 1;
       const r = ranges[i]!;
       const width = r.to - r.from;
-      if (width <= leafSize) await compareLeaf(r);
+      // A leaf by what it holds, not by its width: a wide bucket with few entities (the
+      // open-ended ones, a gap between far-apart ids) is compared id by id at once.
+      if (width <= leafSize || Math.max(mine[i]!.count, theirs[i]!.count) <= leafSize) await compareLeaf(r);
       else await drill(slice(r.from, r.to, Math.max(1, Math.ceil(width / fanout))));
     }
   }
 
   await sink.refreshIndex?.(collection.index);
 
-  const { lo, hi } = await idBounds(db, collection);
-  // Top level: aligned buckets over Postgres's id range, plus one open-ended bucket on each
-  // side for documents whose ids Postgres does not have at all.
+  // Top level: the aligned buckets that hold rows, one bucket for each gap between them (ids
+  // far apart cost one bucket per gap, not one per bucketSize ids), and an open-ended bucket on
+  // each side for documents whose ids Postgres does not have at all.
+  const occupied = await occupiedBuckets(db, collection, bucketSize);
   let groups: BucketRange[][];
-  if (lo === null || hi === null) {
+  if (occupied.length === 0) {
     groups = [[{ from: MIN, to: MAX }]];
   } else {
-    const from = Math.floor(Number(lo) / bucketSize) * bucketSize;
-    const to = (Math.floor(Number(hi) / bucketSize) + 1) * bucketSize;
+    const top: BucketRange[] = [];
+    for (const b of occupied) {
+      const from = b * bucketSize;
+      const last = top[top.length - 1];
+      if (last && last.to < from) top.push({ from: last.to, to: from });
+      top.push({ from, to: from + bucketSize });
+    }
+    const from = top[0]!.from;
+    const to = top[top.length - 1]!.to;
     report.idRange = { from, to };
-    const top = slice(from, to, bucketSize);
     groups = [[{ from: MIN, to: from }]];
     for (let i = 0; i < top.length; i += window) groups.push(top.slice(i, i + window));
     groups.push([{ from: to, to: MAX }]);
@@ -193,6 +209,7 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
     done += group.length;
     opts.onProgress?.({ collection: collection.name, total, done, bucketsDiffering: report.bucketsDiffering, drifted: report.driftedTotal });
   }
+  report.orphans = (await sink.countOrphans?.(collection.index, sinkOpts)) ?? 0;
   report.durationMs = performance.now() - started;
   return report;
 }

@@ -11,6 +11,7 @@ import { captureOverhead } from "./capture-overhead.js";
 import { adoptLive } from "./adopt-live.js";
 import { entityEvents } from "./entity-events.js";
 import { apiLoad } from "./api-load.js";
+import { verifyDeep } from "./verify-deep.js";
 
 /** In the order they run. */
-export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, apiLoad, captureOverhead, adoptLive, entityEvents];
+export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, verifyDeep, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, apiLoad, captureOverhead, adoptLive, entityEvents];

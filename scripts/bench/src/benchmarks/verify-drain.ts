@@ -1,8 +1,8 @@
 import { sql, type Kysely } from "kysely";
 import { Drainer, enqueueReindex } from "@tether/core";
 import { annotations } from "@tether/annotations";
-import { resetIndex, seedAnnotations } from "../annotation-data.js";
-import { rawBulk, rawMget, type BenchSink } from "../bench-engine.js";
+import { currentAnnotations } from "../current-annotations.js";
+import { rawMget, type BenchSink } from "../bench-engine.js";
 import type { Benchmark } from "../benchmark.js";
 import { compare } from "../report.js";
 
@@ -36,13 +36,7 @@ export const verifyDrain: Benchmark = {
   sinks: ["elasticsearch", "opensearch"],
   async run(scope) {
     const n = scope.sizes.verifyDocs;
-    const d = await scope.database();
-    const sink = scope.engineSink();
-    await seedAnnotations(d.db, n);
-    await resetIndex(sink, annotations.index);
-    const loaded = await rawBulk(sink, annotations.index, d.db);
-    if (loaded.docs !== n) throw new Error(`loaded ${loaded.docs}/${n} documents`);
-    await sink.refreshIndex(annotations.index);
+    const { d, sink } = await currentAnnotations(scope, n);
     await sql`CREATE TABLE bench_verify_job (LIKE tether.job INCLUDING DEFAULTS INCLUDING IDENTITY)`.execute(d.db);
     await sql`ALTER TABLE bench_verify_job ADD PRIMARY KEY (id)`.execute(d.db);
 
