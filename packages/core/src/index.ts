@@ -56,7 +56,7 @@ export type { DrainCounts } from "./drain/drain-batch.js";
 
 // Re-index, verify, alerts, queue figures, maintenance.
 export { enqueueReindex, type ReindexRequest, type ReindexResult } from "./write/reindex.js";
-export { verifyCollection, type VerifyOptions, type VerifyProgress, type VerifyReport } from "./verify/verify-collection.js";
+export { hasIntegerIds, verifyCollection, type VerifyOptions, type VerifyProgress, type VerifyReport } from "./verify/verify-collection.js";
 export { deepVerifyCollection, type DeepDriftKind, type DeepVerifyOptions, type DeepVerifyReport } from "./verify/deep-verify.js";
 export { DRIFT_KINDS, type DriftKind } from "./verify/verification-matrix.js";
 export { evaluateAlerts, type AlertName, type AlertStatus, type AlertThresholds, type AlertsReport } from "./ops/alerts.js";

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { deepVerifyCollection, DRIFT_KINDS, verifyCollection, type Collection, type DeepVerifyReport, type VerifyReport } from "@tether/core";
+import { deepVerifyCollection, DRIFT_KINDS, hasIntegerIds, verifyCollection, type Collection, type DeepVerifyReport, type VerifyReport } from "@tether/core";
 import { CommandFailedError } from "../cli-errors.js";
 import { intOption, listOption, output, pickCollection, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 import { ProgressReporter } from "../progress-reporter.js";
@@ -58,7 +58,7 @@ export function registerVerify(program: Command): void {
       .option("--no-enqueue", "report drift without enqueuing repair jobs")
       .option("--fail-on-drift", "exit 1 when drift was found")
       .option("--deep", "also read every document and compare its content with the one rebuilt from its row (content drift, orphans)")
-      .option("--ids <a,b,c>", "with --deep: only these ids (the bucketed pass is skipped)", listOption)
+      .option("--ids <a,b,c>", "with --deep: only these ids (the bucketed pass is skipped); collections without integer ids always run the deep pass alone", listOption)
       .option("--keep-orphans", "with --deep: report documents without tether metadata but leave them in the index"),
   ).action(async (opts: VerifyCliOptions) => {
     const deep: DeepVerifyReport[] = [];
@@ -75,7 +75,9 @@ export function registerVerify(program: Command): void {
               line: (v, t, p) => `verifying ${collection.name}: ${v}/${t} buckets, ${p.differing} differing, ${p.drifted} drifted`,
             })
           : undefined;
-        if (opts.deep) {
+        // uuid or text ids: the buckets cannot compare them; the deep pass verifies them whole.
+        const bucketed = await hasIntegerIds(ctx.db, collection);
+        if (opts.deep || !bucketed) {
           deep.push(
             await deepVerifyCollection(ctx.db, ctx.sink, collection, {
               ...(opts.ids ? { ids: opts.ids } : {}),
@@ -83,7 +85,7 @@ export function registerVerify(program: Command): void {
               keepOrphans: opts.keepOrphans === true,
             }),
           );
-          if (opts.ids) continue;
+          if (opts.ids || !bucketed) continue;
         }
         try {
           out.push(
@@ -106,8 +108,10 @@ export function registerVerify(program: Command): void {
     });
     const report: VerifyCliReport = {
       collections: reports,
-      ...(opts.deep ? { deep } : {}),
-      driftedTotal: reports.reduce((a, r) => a + r.driftedTotal, 0) + deep.reduce((a, r) => a + r.drifted.content, 0),
+      ...(deep.length > 0 ? { deep } : {}),
+      // A collection the buckets also compared counts only its content drift from the deep pass.
+      driftedTotal:
+        reports.reduce((a, r) => a + r.driftedTotal, 0) + deep.reduce((a, r) => a + (reports.some((b) => b.collection === r.collection) ? r.drifted.content : r.driftedTotal), 0),
       enqueued: reports.reduce((a, r) => a + r.enqueued, 0) + deep.reduce((a, r) => a + r.enqueued, 0),
       orphans: deep.length > 0 ? deep.reduce((a, r) => a + r.orphans, 0) : reports.reduce((a, r) => a + r.orphans, 0),
     };

@@ -131,6 +131,16 @@ export async function idBounds(db: Db, collection: Collection<any>): Promise<{ l
   return { lo: b.rows[0]?.lo ?? null, hi: b.rows[0]?.hi ?? null };
 }
 
+/** A page of row states in id order after `after` (keyset; any id type), for the deep verify's row pass. */
+export async function rowStatesAfter(db: Db, collection: Collection<any>, after: string | undefined, limit: number): Promise<{ id: string; version: number; live: boolean }[]> {
+  const { table, id, version, live } = verifyColumns(collection);
+  const cast = idCast(await idColumnType(db, collection));
+  const cond = after === undefined ? sql`true` : sql`${id} > ${after}::${cast}`;
+  const r = await sql<{ id: string; version: string; live: boolean }>`
+    SELECT ${id}::text AS id, ${version}::text AS version, ${live} AS live FROM ${table} AS t WHERE ${cond} ORDER BY ${id} LIMIT ${limit}`.execute(db);
+  return r.rows.map((x) => ({ id: x.id, version: Number(x.version), live: x.live }));
+}
+
 /** The distinct `floor(id / size)` of the table's rows, ascending: the id buckets that hold any row. */
 export async function occupiedBuckets(db: Db, collection: Collection<any>, size: number): Promise<number[]> {
   const { table, id } = verifyColumns(collection);

@@ -4,7 +4,7 @@ import { ValidationError } from "../errors.js";
 import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
 import type { ScannedDocument, Sink, SinkCallOptions } from "../sink.js";
 import { canonicalEntityId } from "../entity-id.js";
-import { idColumnType, loadRows } from "../store/collection-store.js";
+import { idColumnType, loadRows, rowStatesAfter } from "../store/collection-store.js";
 import { insertJobs } from "../store/job-store.js";
 import { contentHash } from "./content-hash.js";
 import { classifyDrift, rowVersion, type DriftKind } from "./verification-matrix.js";
@@ -66,8 +66,9 @@ export const DEEP_VERIFY_DEFAULTS: OptionDefaults<Pick<DeepVerifyOptions, "pageS
  * behind tether's back, or a stored content hash that does not match its body) is `content`
  * drift and gets a forced rewrite; version drift is classified as the bucketed verify does.
  * Documents without tether's metadata are orphans: reported, and removed unless `keepOrphans`.
- * Rows with no document at all are the bucketed verify's to find (`tether verify --deep` runs
- * both); with `ids`, a live row among them that has no document is reported `missing` here.
+ * Then a pass over the rows in id order reports live rows that have no document as `missing`
+ * (with `ids`, over those ids), so it needs no integer ids: it verifies uuid- or text-keyed
+ * collections, which the bucketed verify cannot.
  *
  * @example
  * const report = await deepVerifyCollection(db, sink, products);
@@ -106,7 +107,7 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
     const orphans: ScannedDocument[] = [];
     const tethered: ScannedDocument[] = [];
     for (const d of page) (d.tethered ? tethered : orphans).push(d);
-    if (opts.ids) for (const d of page) seen.add(d.id);
+    for (const d of page) if (d.tethered) seen.add(d.id);
     const rows = await loadRows(db, collection, rowIds(tethered.map((d) => d.id)));
     const repairs: { id: string; force: boolean }[] = [];
     for (const d of tethered) {
@@ -139,11 +140,22 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
     }
     opts.onProgress?.({ collection: collection.name, scanned: report.scanned, drifted: report.driftedTotal });
   }
-  if (opts.ids) {
-    // Asked-for live rows with no document at all.
-    const absent = opts.ids.filter((id) => !seen.has(id));
-    const rows = await loadRows(db, collection, rowIds(absent));
-    const missing = absent.filter((id) => rows.has(id) && !collection.isDeleted(rows.get(id)!));
+  {
+    // Live rows with no live document at all (asked-for ones, or every row in id order).
+    const missing: string[] = [];
+    if (opts.ids) {
+      const absent = opts.ids.filter((id) => !seen.has(id));
+      const rows = await loadRows(db, collection, rowIds(absent));
+      missing.push(...absent.filter((id) => rows.has(id) && !collection.isDeleted(rows.get(id)!)));
+    } else {
+      for (let after: string | undefined; ; ) {
+        opts.signal?.throwIfAborted();
+        const rows = await rowStatesAfter(db, collection, after, o.pageSize);
+        for (const r of rows) if (r.live && !seen.has(r.id)) missing.push(r.id);
+        if (rows.length < o.pageSize) break;
+        after = rows[rows.length - 1]!.id;
+      }
+    }
     for (const id of missing) note("missing", id);
     report.drifted.missing += missing.length;
     report.driftedTotal += missing.length;

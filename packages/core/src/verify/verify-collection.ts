@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Collection } from "../collection.js";
 import { ValidationError } from "../errors.js";
 import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
-import { occupiedBuckets, rowStates, summarizeRows } from "../store/collection-store.js";
+import { idColumnType, occupiedBuckets, rowStates, summarizeRows } from "../store/collection-store.js";
 import { classifyDrift, type DriftKind } from "./verification-matrix.js";
 import { insertJobs } from "../store/job-store.js";
 import type { BucketRange, BucketSummary, Sink, SinkCallOptions } from "../sink.js";
@@ -91,6 +91,18 @@ export const VERIFY_DEFAULTS: OptionDefaults<Omit<VerifyOptions, "sinkOptions" |
   sampleSize: [10, "non-negative integer"],
 };
 
+/**
+ * Whether the bucketed verify can compare this collection (integer ids: smallint, integer,
+ * bigint). Others — uuid, text — are verified by `deepVerifyCollection`.
+ *
+ * @example
+ * const report = (await hasIntegerIds(db, products)) ? await verifyCollection(db, sink, products) : await deepVerifyCollection(db, sink, products);
+ */
+export async function hasIntegerIds(db: Kysely<any>, collection: Collection<any>): Promise<boolean> {
+  const type = await idColumnType(db, collection);
+  return type === undefined || ["smallint", "integer", "bigint"].includes(type);
+}
+
 /** Contiguous ranges of `step` ids covering [from, to). */
 function slice(from: number, to: number, step: number): BucketRange[] {
   const out: BucketRange[] = [];
@@ -177,6 +189,9 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
     }
   }
 
+  if (!(await hasIntegerIds(db, collection))) {
+    throw new ValidationError("idColumn", `${collection.name}: the bucketed verify needs integer ids (${collection.table}.${collection.idColumn} is not); use deepVerifyCollection (tether verify --deep)`);
+  }
   await sink.refreshIndex?.(collection.index);
 
   // Top level: the aligned buckets that hold rows, one bucket for each gap between them (ids
