@@ -6,7 +6,8 @@ import { CircuitBreaker, type BreakerSnapshot, type CircuitBreakerOptions } from
 import { NotFoundError, ValidationError } from "../errors.js";
 import { hardDeleteRow, insertRow, loadRows, softDeleteRow, updateRow } from "../store/collection-store.js";
 import { insertJobs } from "../store/job-store.js";
-import { expediteJobs, setWriterFlag } from "../wake/wake-store.js";
+import { expediteJobs, notifyWake, setWriterFlag } from "../wake/wake-store.js";
+import { insertRowWithJob, updateRowWithJob, type RowJob } from "../store/row-with-job-store.js";
 import { DEFAULT_LIVE_TAG, type NewJob } from "../job.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
@@ -163,11 +164,20 @@ export function createWriter(options: WriterOptions = {}): Writer {
     collection: Collection<Row, any, any, any>,
     fn: (trx: Transaction<any>) => Promise<EntityChange<Row>[]>,
     opts: WriteCallOptions | undefined,
+    /** One row and its job in one statement (collections without `load`): a plain write's round trips. */
+    single?: (trx: Transaction<any>, job: RowJob) => Promise<EntityChange<Row>>,
   ): Promise<WriteResult<Row>> {
     validateCallOptions(opts);
     const tag = opts?.tag ?? defaultTag;
     const priority = opts?.priority ?? defaultPriority;
     const body = async (trx: Transaction<any>) => {
+      if (single && !collection.load) {
+        const { jobId, ...change } = (await single(trx, { name: collection.jobName, priority, tag, delayMs: graceMs })) as EntityChange<Row> & { jobId: string };
+        // Due-now work wakes drainers (as insertJobs does); grace-delayed work must not.
+        if (graceMs <= 0) await notifyWake(trx, collection.jobName);
+        if (trx === db) await setWriterFlag(trx, "");
+        return { changes: [change], jobIds: [jobId], unsynced: new Set<string>() as ReadonlySet<string> };
+      }
       // The capture trigger's hand-shake: these statements bump and enqueue themselves.
       await setWriterFlag(trx, collection.name);
       const { changes, unsynced } = await withLoadedRows(trx, collection, await fn(trx));
@@ -208,10 +218,20 @@ export function createWriter(options: WriterOptions = {}): Writer {
     createWithJob(db, typed, values, opts) {
       // Insert/Update/DB only type the call; the implementation works on plain records.
       const collection = typed as Collection<any>;
-      return run(db, collection, async (trx) => {
-        const row = (await insertRow(trx, collection, values as Record<string, unknown>)) as never;
-        return [{ id: idOf(collection, row), row }];
-      }, opts);
+      return run(
+        db,
+        collection,
+        async (trx) => {
+          const row = (await insertRow(trx, collection, values as Record<string, unknown>)) as never;
+          return [{ id: idOf(collection, row), row }];
+        },
+        opts,
+        async (trx, job) => {
+          const r = await insertRowWithJob(trx, collection, values as Record<string, unknown>, job);
+          if (!r) throw new Error(`insert into ${collection.table} returned no row`);
+          return { id: idOf(collection, r.row), row: r.row as never, jobId: r.jobId } as never;
+        },
+      );
     },
     updateWithJob(db, typed, id, typedPatch, opts) {
       const collection = typed as Collection<any>;
@@ -219,11 +239,21 @@ export function createWriter(options: WriterOptions = {}): Writer {
       if (collection.versionColumn in patch || collection.idColumn in patch) {
         throw new ValidationError(collection.versionColumn in patch ? collection.versionColumn : collection.idColumn, "is managed by tether and cannot be patched");
       }
-      return run(db, collection, async (trx) => {
-        const row = (await updateRow(trx, collection, id, patch as Record<string, unknown>)) as never;
-        if (!row) throw new NotFoundError(`${collection.name} ${id}`);
-        return [{ id, row }];
-      }, opts);
+      return run(
+        db,
+        collection,
+        async (trx) => {
+          const row = (await updateRow(trx, collection, id, patch as Record<string, unknown>)) as never;
+          if (!row) throw new NotFoundError(`${collection.name} ${id}`);
+          return [{ id, row }];
+        },
+        opts,
+        async (trx, job) => {
+          const r = await updateRowWithJob(trx, collection, id, patch as Record<string, unknown>, job);
+          if (!r) throw new NotFoundError(`${collection.name} ${id}`);
+          return { id, row: r.row as never, jobId: r.jobId } as never;
+        },
+      );
     },
     deleteWithJob(db, typed, id, opts) {
       const collection = typed as Collection<any>;

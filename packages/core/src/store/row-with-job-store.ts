@@ -1,0 +1,61 @@
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import type { Collection } from "../collection.js";
+import { WRITER_SETTING } from "../capture/capture-options.js";
+
+type Db = Kysely<any>;
+type Row = Record<string, unknown>;
+
+/** The job a single-statement write enqueues for its row. */
+export interface RowJob {
+  name: string;
+  priority: number;
+  tag: string;
+  delayMs: number;
+}
+
+const JOB_ID = "__tether_job_id";
+
+/**
+ * `value`, computed after setting the capture hand-shake flag (`tether.writer`) for the rest of
+ * the transaction: evaluated while the statement produces its row, so the capture triggers of
+ * this same statement (row-level BEFORE, statement-level AFTER) already see it.
+ */
+const flagged = (collection: Collection<any>, value: RawBuilder<unknown>) =>
+  sql`(SELECT ${value} FROM (SELECT set_config(${WRITER_SETTING}, ${collection.name}, true)) AS tether_flag)`;
+
+/** Runs `rowStatement` (RETURNING *) and inserts its row's job, in one statement. */
+async function withJob(db: Db, collection: Collection<any>, rowStatement: { compile(): unknown }, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
+  const r = await sql<Row>`
+    WITH r AS (${rowStatement as never}),
+    j AS (
+      INSERT INTO tether.job (name, scheduled_at, priority, tag, kwargs)
+      SELECT ${job.name}, now() + ${job.delayMs}::bigint * interval '1 millisecond', ${job.priority}::int, ${job.tag},
+             jsonb_build_object('id', r.${sql.ref(collection.idColumn)}::text)
+      FROM r
+      RETURNING id
+    )
+    SELECT r.*, (SELECT id FROM j)::text AS ${sql.ref(JOB_ID)} FROM r`.execute(db);
+  const first = r.rows[0];
+  if (!first) return undefined;
+  const { [JOB_ID]: jobId, ...row } = first;
+  return { row, jobId: String(jobId) };
+}
+
+/**
+ * Inserts a row at version 1 and its sync job in ONE statement (a plain insert's round trips:
+ * the capture hand-shake and the job ride along).
+ */
+export function insertRowWithJob(db: Db, collection: Collection<any>, values: Row, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
+  const insert = db.insertInto(collection.table).values({ ...values, [collection.versionColumn]: flagged(collection, sql.lit(1)) }).returningAll();
+  return withJob(db, collection, insert, job);
+}
+
+/** Applies `patch` to a live row, bumps its version and enqueues its job in ONE statement; undefined when there is no live row. */
+export function updateRowWithJob(db: Db, collection: Collection<any>, id: unknown, patch: Row, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
+  let q = db
+    .updateTable(collection.table)
+    .set({ ...patch, [collection.versionColumn]: flagged(collection, sql`${sql.ref(`${collection.table}.${collection.versionColumn}`)} + 1`) })
+    .where(collection.idColumn, "=", id);
+  if (collection.deletedColumn) q = q.where(collection.deletedColumn, "is", null);
+  return withJob(db, collection, q.returningAll(), job);
+}
