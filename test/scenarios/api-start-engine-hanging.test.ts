@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFaultProxy, type FaultProxy, type TestContext } from "@tether/testkit";
+import { startFaultProxy, waitFor, type FaultProxy, type TestContext } from "@tether/testkit";
 import { createAnnotationContext } from "./support/annotation-context.js";
 import { spawnService, stopAll, type ServiceProcess } from "./support/processes.js";
 
@@ -25,8 +25,9 @@ describe("the API starting while Elasticsearch hangs", () => {
       { DATABASE_URL: ctx.databaseUrl, ...ctx.serviceEnv(proxy.url), TETHER_INDEX_PREFIX: ctx.indexPrefix, TETHER_DIRECT_SYNC_TIMEOUT_MS: "200", TETHER_BREAKER_FAILURES: "2" },
       { startTimeoutMs: 20_000 },
     );
-    // The index was asked for and is still hanging: start-up did not wait for it.
-    expect(proxy.stats.hung).toBeGreaterThan(0);
+    // The index is asked for and hangs (the request may reach the proxy just after "listening"):
+    // start-up did not wait for it.
+    await waitFor(() => proxy.stats.hung > 0, { what: "the index request to reach the hanging engine", timeoutMs: 15_000 });
     expect(api.logs.some((l) => l.includes('"index ensured"'))).toBe(false);
 
     const post = (text: string) =>
