@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /**
  * A 28-bit hash of (id, version), stored in every document and computed identically in SQL
@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
  * const meta = { version, hash: entityHash(op.id, op.version) }; // written beside the document
  */
 export function entityHash(id: string, version: number | bigint | string): number {
-  const hex = createHash("md5").update(`${id}:${version}`).digest("hex");
+  const hex = hash("md5", `${id}:${version}`, "hex");
   return parseInt(hex.slice(0, 7), 16);
 }
 
