@@ -124,6 +124,24 @@ describe("the capture trigger", () => {
     expect(await jobsOf(id)).toEqual(["live", "live", "capture", "live", "capture", "live", "live"]);
   });
 
+  it("gives a hard delete through the writer one job carrying its tombstone's version, and captures a plain DELETE after it in the same transaction", async () => {
+    const writer = createWriter({});
+    const [a, b, c] = await Promise.all(["a", "b", "c"].map(async (title) => (await writer.createWithJob(ctx.db, widgets, { owner: "w", title })).changes[0]!.id));
+    await writer.updateWithJob(ctx.db, widgets, a!, { title: "a, edited" });
+    const gone = await writer.deleteWithJob(ctx.db, widgets, a!, { hard: true });
+    expect(gone.changes).toEqual([{ id: a, deletedVersion: 3 }]);
+    await ctx.db.transaction().execute(async (trx) => {
+      await writer.deleteWithJob(trx, widgets, b!, { hard: true });
+      await sql`DELETE FROM widget WHERE id = ${c}`.execute(trx);
+    });
+    const deletes = (await jobs()).filter((j) => j.version !== null).map((j) => ({ id: j.id, tag: j.tag, version: j.version }));
+    expect(deletes.sort((x, y) => Number(x.id) - Number(y.id))).toEqual([
+      { id: a, tag: "live", version: "3" },
+      { id: b, tag: "live", version: "2" },
+      { id: c, tag: "capture", version: "2" },
+    ]);
+  });
+
   it("counts an UPDATE only when a column the document uses changed, when the collection declares them", async () => {
     const declared = defineCollection<WidgetRow>({ ...widgetsOptions(), captureColumns: ["owner", "title"] });
     await disableCapture(ctx.db, widgets);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sql } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
 import net from "node:net";
 import { createWriter, defineCollection } from "@tether/core";
 import { createWidgetContext, widgets, type WidgetContext, type WidgetRow } from "../support/widgets.js";
@@ -63,6 +64,35 @@ describe("the write path", () => {
     expect(await ctx.sink.readDocument("widgets", shown!.id)).toMatchObject({ title: "QUIET" });
     expect(await jobsFor(ctx, shown!.id)).toHaveLength(1);
     expect(await jobsFor(ctx, hidden!.id)).toHaveLength(1);
+  });
+
+  it("writes each row and its job in one statement: create, update, soft delete and hard delete", async () => {
+    const statements: string[] = [];
+    const pool = new pg.Pool({ connectionString: ctx.databaseUrl, max: 1 });
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }), log: (e) => void (e.level === "query" && statements.push(e.query.sql)) });
+    try {
+      const writer = createWriter({});
+      const calls: [string, () => Promise<unknown>][] = [];
+      let id = "";
+      calls.push(["create", async () => (id = (await writer.createWithJob(db, widgets, { owner: "one", title: "statement" })).changes[0]!.id)]);
+      calls.push(["update", () => writer.updateWithJob(db, widgets, id, { title: "edited" })]);
+      calls.push(["soft delete", () => writer.deleteWithJob(db, widgets, id)]);
+      calls.push(["hard delete", () => writer.deleteWithJob(db, widgets, id, { hard: true })]);
+      for (const [what, call] of calls) {
+        statements.length = 0;
+        await call();
+        // The transaction's BEGIN and COMMIT, and one statement that writes the row and its job.
+        expect(statements.map((q) => (/^(begin|commit)$/i.test(q) ? q.toLowerCase() : /"?widget"?/.test(q) && q.includes("tether.job") ? "row+job" : q)), what).toEqual([
+          "begin",
+          "row+job",
+          "commit",
+        ]);
+      }
+      const jobs = await sql<{ version: string | null }>`SELECT kwargs->>'version' AS version FROM tether.job WHERE kwargs->>'id' = ${id} ORDER BY id`.execute(ctx.db);
+      expect(jobs.rows.map((j) => j.version)).toEqual([null, null, null, "4"]);
+    } finally {
+      await db.destroy();
+    }
   });
 
   it("leaves neither row nor job when the transaction fails after the domain insert", async () => {

@@ -23,14 +23,20 @@ const JOB_ID = "__tether_job_id";
 const flagged = (collection: Collection<any>, value: RawBuilder<unknown>) =>
   sql`(SELECT ${value} FROM (SELECT set_config(${WRITER_SETTING}, ${collection.name}, true)) AS tether_flag)`;
 
-/** Runs `rowStatement` (RETURNING *) and inserts its row's job, in one statement. */
-async function withJob(db: Db, collection: Collection<any>, rowStatement: { compile(): unknown }, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
+/**
+ * Runs `rowStatement` (RETURNING *) and inserts its row's job, in one statement. `deleted`: the
+ * row was removed, and the job carries the version its tombstone needs (the row's + 1).
+ */
+async function withJob(db: Db, collection: Collection<any>, rowStatement: { compile(): unknown }, job: RowJob, deleted = false): Promise<{ row: Row; jobId: string } | undefined> {
+  const kwargs = deleted
+    ? sql`jsonb_build_object('id', r.${sql.ref(collection.idColumn)}::text, 'version', r.${sql.ref(collection.versionColumn)} + 1)`
+    : sql`jsonb_build_object('id', r.${sql.ref(collection.idColumn)}::text)`;
   const r = await sql<Row>`
     WITH r AS (${rowStatement as never}),
     j AS (
       INSERT INTO tether.job (name, scheduled_at, priority, tag, kwargs)
       SELECT ${job.name}, now() + ${job.delayMs}::bigint * interval '1 millisecond', ${job.priority}::int, ${job.tag},
-             jsonb_build_object('id', r.${sql.ref(collection.idColumn)}::text)
+             ${kwargs}
       FROM r
       RETURNING id
     )
@@ -58,4 +64,23 @@ export function updateRowWithJob(db: Db, collection: Collection<any>, id: unknow
     .where(collection.idColumn, "=", id);
   if (collection.deletedColumn) q = q.where(collection.deletedColumn, "is", null);
   return withJob(db, collection, q.returningAll(), job);
+}
+
+/** Soft-deletes a live row (deletedColumn = now(), version + 1) and enqueues its job in ONE statement; undefined when there is no live row. */
+export function softDeleteRowWithJob(db: Db, collection: Collection<any>, deletedColumn: string, id: unknown, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
+  return updateRowWithJob(db, collection, id, { [deletedColumn]: sql`now()` }, job);
+}
+
+/**
+ * Deletes a row and enqueues its job (carrying the version its tombstone needs) in ONE
+ * statement; undefined when there was no row. The capture hand-shake is set in the WHERE
+ * clause, before the row goes: a DELETE has no value of its own to carry it.
+ */
+export function hardDeleteRowWithJob(db: Db, collection: Collection<any>, id: unknown, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
+  const q = db
+    .deleteFrom(collection.table)
+    .where(collection.idColumn, "=", id)
+    .where(sql<boolean>`${flagged(collection, sql.lit(true))}`)
+    .returningAll();
+  return withJob(db, collection, q, job, true);
 }

@@ -7,7 +7,7 @@ import { NotFoundError, ValidationError } from "../errors.js";
 import { hardDeleteRow, insertRow, loadRows, softDeleteRow, updateRow } from "../store/collection-store.js";
 import { insertJobs } from "../store/job-store.js";
 import { expediteJobs, notifyWake, setWriterFlag } from "../wake/wake-store.js";
-import { insertRowWithJob, updateRowWithJob, type RowJob } from "../store/row-with-job-store.js";
+import { hardDeleteRowWithJob, insertRowWithJob, softDeleteRowWithJob, updateRowWithJob, type RowJob } from "../store/row-with-job-store.js";
 import { DEFAULT_LIVE_TAG, type NewJob } from "../job.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
@@ -165,14 +165,14 @@ export function createWriter(options: WriterOptions = {}): Writer {
     fn: (trx: Transaction<any>) => Promise<EntityChange<Row>[]>,
     opts: WriteCallOptions | undefined,
     /** One row and its job in one statement (collections without `load`): a plain write's round trips. */
-    single?: (trx: Transaction<any>, job: RowJob) => Promise<EntityChange<Row>>,
+    single?: (trx: Transaction<any>, job: RowJob) => Promise<{ change: EntityChange<Row>; jobId: string }>,
   ): Promise<WriteResult<Row>> {
     validateCallOptions(opts);
     const tag = opts?.tag ?? defaultTag;
     const priority = opts?.priority ?? defaultPriority;
     const body = async (trx: Transaction<any>) => {
       if (single && !collection.load) {
-        const { jobId, ...change } = (await single(trx, { name: collection.jobName, priority, tag, delayMs: graceMs })) as EntityChange<Row> & { jobId: string };
+        const { change, jobId } = await single(trx, { name: collection.jobName, priority, tag, delayMs: graceMs });
         // Due-now work wakes drainers (as insertJobs does); grace-delayed work must not.
         if (graceMs <= 0) await notifyWake(trx, collection.jobName);
         if (trx === db) await setWriterFlag(trx, "");
@@ -229,7 +229,7 @@ export function createWriter(options: WriterOptions = {}): Writer {
         async (trx, job) => {
           const r = await insertRowWithJob(trx, collection, values as Record<string, unknown>, job);
           if (!r) throw new Error(`insert into ${collection.table} returned no row`);
-          return { id: idOf(collection, r.row), row: r.row as never, jobId: r.jobId } as never;
+          return { change: { id: idOf(collection, r.row), row: r.row as never }, jobId: r.jobId };
         },
       );
     },
@@ -251,22 +251,38 @@ export function createWriter(options: WriterOptions = {}): Writer {
         async (trx, job) => {
           const r = await updateRowWithJob(trx, collection, id, patch as Record<string, unknown>, job);
           if (!r) throw new NotFoundError(`${collection.name} ${id}`);
-          return { id, row: r.row as never, jobId: r.jobId } as never;
+          return { change: { id, row: r.row as never }, jobId: r.jobId };
         },
       );
     },
     deleteWithJob(db, typed, id, opts) {
       const collection = typed as Collection<any>;
-      return run(db, collection, async (trx) => {
-        if (collection.deletedColumn && !opts?.hard) {
-          const row = (await softDeleteRow(trx, collection, collection.deletedColumn, id)) as never;
-          if (!row) throw new NotFoundError(`${collection.name} ${id}`);
-          return [{ id, row }];
-        }
-        const gone = (await hardDeleteRow(trx, collection, id)) as never;
-        if (!gone) throw new NotFoundError(`${collection.name} ${id}`);
-        return [{ id, deletedVersion: rowVersion(collection, gone) + 1 }];
-      }, opts);
+      const soft = collection.deletedColumn !== undefined && !opts?.hard;
+      return run(
+        db,
+        collection,
+        async (trx) => {
+          if (soft) {
+            const row = (await softDeleteRow(trx, collection, collection.deletedColumn!, id)) as never;
+            if (!row) throw new NotFoundError(`${collection.name} ${id}`);
+            return [{ id, row }];
+          }
+          const gone = (await hardDeleteRow(trx, collection, id)) as never;
+          if (!gone) throw new NotFoundError(`${collection.name} ${id}`);
+          return [{ id, deletedVersion: rowVersion(collection, gone) + 1 }];
+        },
+        opts,
+        async (trx, job) => {
+          if (soft) {
+            const r = await softDeleteRowWithJob(trx, collection, collection.deletedColumn!, id, job);
+            if (!r) throw new NotFoundError(`${collection.name} ${id}`);
+            return { change: { id, row: r.row as never }, jobId: r.jobId };
+          }
+          const r = await hardDeleteRowWithJob(trx, collection, id, job);
+          if (!r) throw new NotFoundError(`${collection.name} ${id}`);
+          return { change: { id, deletedVersion: rowVersion(collection, r.row) + 1 }, jobId: r.jobId };
+        },
+      );
     },
   };
 }
