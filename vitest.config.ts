@@ -31,6 +31,7 @@ const perSink = [
   "test/verify/verify-drift.test.ts",
   "test/verify/verify-cli.test.ts",
   "test/verify/verify-deep.test.ts",
+  "test/rebuild/rebuild.test.ts",
 ];
 const openSearchOnly = ["packages/opensearch/test/**/*.test.ts"];
 

@@ -105,6 +105,21 @@ ALTER TABLE tether.entity_event ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY
     CACHE 1
 );
 
+CREATE TABLE tether.index_rebuild (
+    collection text NOT NULL,
+    alias text NOT NULL,
+    target text NOT NULL,
+    previous text,
+    phase text NOT NULL,
+    loaded_through text,
+    rows_loaded bigint DEFAULT 0 NOT NULL,
+    rows_total bigint DEFAULT 0 NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    swapped_at timestamp with time zone,
+    CONSTRAINT index_rebuild_phase_check CHECK ((phase = ANY (ARRAY['loading'::text, 'catching_up'::text, 'swapped'::text])))
+);
+
 CREATE TABLE tether.job (
     id bigint NOT NULL,
     name text NOT NULL,
@@ -219,6 +234,9 @@ ALTER TABLE ONLY tether.drainer_heartbeat
 
 ALTER TABLE ONLY tether.entity_event
     ADD CONSTRAINT entity_event_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY tether.index_rebuild
+    ADD CONSTRAINT index_rebuild_pkey PRIMARY KEY (collection);
 
 ALTER TABLE ONLY tether.job
     ADD CONSTRAINT job_pkey PRIMARY KEY (id);

@@ -42,4 +42,10 @@ describe("the adopter docs", () => {
     ]);
     for (const [, file, code] of snippets) expect(code, `${file} differs from its README copy`).toBe(readFileSync(at(file!), "utf8"));
   });
+
+  it("docs pages show their compiled example files verbatim", () => {
+    const page = readFileSync(at("docs/rebuild.md"), "utf8");
+    const file = "docs/examples/src/rebuild-products.ts";
+    expect(page).toContain(`\`\`\`ts\n${readFileSync(at(file), "utf8")}\`\`\`\n\n(\`${file}\``);
+  });
 });

@@ -32,6 +32,7 @@ import { registerReindex } from "./commands/reindex.js";
 import { registerStatus } from "./commands/status.js";
 import { registerVerify } from "./commands/verify.js";
 import { registerPurgeTombstones } from "./commands/purge-tombstones.js";
+import { registerRebuild } from "./commands/rebuild.js";
 import { createProgram } from "./program.js";
 
 const program = createProgram();
@@ -47,6 +48,7 @@ registerResume(program);
 registerCapture(program);
 registerAdopt(program);
 registerPurgeTombstones(program);
+registerRebuild(program);
 
 try {
   await program.parseAsync(process.argv);

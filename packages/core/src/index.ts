@@ -62,10 +62,12 @@ export { DRIFT_KINDS, type DriftKind } from "./verify/verification-matrix.js";
 export { evaluateAlerts, type AlertName, type AlertStatus, type AlertThresholds, type AlertsReport } from "./ops/alerts.js";
 export { queueStats, type DeadCounts, type GroupCounts, type QueueCounts, type QueueStats, type QueueStatsOptions } from "./ops/queue-read-model.js";
 export { runMaintenance, type MaintenanceOptions, type MaintenanceResult } from "./ops/maintenance.js";
+export { rebuildIndex, type RebuildOptions, type RebuildPhase, type RebuildProgress, type RebuildResult, type RebuildState } from "./rebuild/rebuild-index.js";
+export { discardRebuild, finishRebuild, rebuildStatus, rollbackRebuild } from "./rebuild/rebuild-admin.js";
 export { DEFAULT_TOMBSTONE_RETENTION_MS, purgeTombstones, type CollectionPurgeResult, type PurgeTombstonesOptions } from "./ops/tombstone-purge.js";
 
 // The sink contract, for adapters.
-export type { BucketRange, BucketSummary, DownstreamState, Sink, SinkCallOptions, SinkItemResult, SinkItemStatus, SinkOperation, ScannedDocument, TombstonePurgeResult } from "./sink.js";
+export type { BucketRange, BucketSummary, DownstreamState, IndexLayout, Sink, SinkCallOptions, SinkItemResult, SinkItemStatus, SinkOperation, ScannedDocument, TombstonePurgeResult } from "./sink.js";
 export { entityHash } from "./verify/entity-hash.js";
 export { contentHash } from "./verify/content-hash.js";
 

@@ -88,6 +88,13 @@ export interface ScannedDocument {
   source?: Record<string, unknown>;
 }
 
+/**
+ * What an index name stands for downstream: nothing yet, a concrete index (created by
+ * `ensureIndex` before any rebuild), or an alias naming the indices behind it (after
+ * `rebuildIndex` swapped one in). Names are logical: as the sink's other methods take them.
+ */
+export type IndexLayout = { kind: "missing" } | { kind: "index" } | { kind: "alias"; indices: string[] };
+
 export interface Sink {
   /** For logs and metrics, e.g. "elasticsearch". */
   readonly kind: string;
@@ -127,6 +134,27 @@ export interface Sink {
   scanDocuments?(index: string, opts: { pageSize?: number; ids?: readonly string[] }, call?: SinkCallOptions): AsyncIterable<ScannedDocument[]>;
   /** Optional: how many documents of the index carry no tether metadata (orphans). */
   countOrphans?(index: string, call?: SinkCallOptions): Promise<number>;
+  /**
+   * Optional, with `swapAlias` and `deleteIndex`: what zero-downtime rebuilds (`rebuildIndex`)
+   * need. What `index` is downstream (see `IndexLayout`).
+   */
+  indexLayout?(index: string): Promise<IndexLayout>;
+  /**
+   * Points the alias `alias` at `to` and nothing else, in one atomic step: readers and writers
+   * of `alias` move from one index to the other between two requests. When `alias` is still a
+   * concrete index, it is first copied to `keepAs` (a clone under a brief write block, which
+   * writers wait out as retryable) and removed in that same atomic step.
+   */
+  swapAlias?(alias: string, to: string, opts?: { keepAs?: string }): Promise<void>;
+  /** Removes an index (not an alias); absent is fine. */
+  deleteIndex?(index: string): Promise<void>;
+  /** Lifts a write block `swapAlias` left on a concrete index when its process died mid-swap. */
+  releaseWriteBlock?(index: string): Promise<void>;
+  /**
+   * Optional: settings for a bulk load into an index nobody reads yet (`loading`: no refresh),
+   * and back (`loading: false`: the engine's default refresh).
+   */
+  setBulkLoading?(index: string, loading: boolean): Promise<void>;
   /** Optional: releases connections; processes call it at shutdown. */
   close?(): Promise<void>;
 }

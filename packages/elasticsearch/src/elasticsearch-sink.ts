@@ -66,6 +66,11 @@ export class ElasticsearchSink extends EngineSink {
     return (await this.client.cluster.health({}, this.transport(r))).status;
   }
 
+  protected async adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+    const res = await this.client.transport.request({ method, path, ...(body === undefined ? {} : { body: body as never }) }, { ignore: [404], meta: true, requestTimeout: 120_000, maxRetries: 0 });
+    return { status: res.statusCode ?? 200, body: res.body };
+  }
+
   describeFailure(err: unknown): EngineFailure {
     const description = describeError(err);
     if (err instanceof errors.RequestAbortedError) return { kind: "aborted", description };

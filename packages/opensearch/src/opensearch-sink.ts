@@ -108,6 +108,11 @@ export class OpenSearchSink extends EngineSink {
     return String((await this.send(r, (o) => this.client.cluster.health({}, o))).status);
   }
 
+  protected async adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+    const res = await this.client.transport.request({ method, path, ...(body === undefined ? {} : { body: body as never }) }, { ignore: [404], requestTimeout: 120_000, maxRetries: 0 });
+    return { status: res.statusCode ?? 200, body: res.body };
+  }
+
   describeFailure(err: unknown): EngineFailure {
     const description = describe(err);
     if (err instanceof errors.RequestAbortedError) return { kind: "aborted", description };

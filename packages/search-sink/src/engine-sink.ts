@@ -5,6 +5,7 @@ import {
   type BucketRange,
   type BucketSummary,
   type DownstreamState,
+  type IndexLayout,
   type Sink,
   type SinkCallOptions,
   type SinkItemResult,
@@ -15,6 +16,7 @@ import {
 import { bulkItemResults } from "./bulk-item-results.js";
 import { bulkLines } from "./bulk-body.js";
 import { META_FIELD, META_MAPPING } from "./document-meta.js";
+import * as aliases from "./index-aliases.js";
 
 /** What one request to the engine carries: the caller's signal and a timeout. */
 export interface EngineRequest {
@@ -103,9 +105,17 @@ export abstract class EngineSink implements Sink {
   protected abstract createIndex(index: string, body: { settings: Record<string, unknown>; mappings: Record<string, unknown> }): Promise<void>;
   protected abstract refreshNow(index: string): Promise<void>;
   protected abstract clusterStatus(r: EngineRequest): Promise<string>;
+  /** One administrative request (aliases, settings, clone); a 404 answer resolves, other errors throw. */
+  protected abstract adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   /** Reads any error the client throws (or an abort reason). */
   abstract describeFailure(err: unknown): EngineFailure;
   abstract close(): Promise<void>;
+
+  /** Whether `err` (a client error, or a sink error wrapping one) says the index does not exist. */
+  private isMissingIndex(err: unknown): boolean {
+    const cause = (err as { cause?: unknown } | null)?.cause;
+    return [err, cause].some((e) => e !== undefined && this.describeFailure(e).type === "index_not_found_exception");
+  }
 
   /** The concrete index name for a collection's logical index. */
   indexName(index: string): string {
@@ -146,8 +156,34 @@ export abstract class EngineSink implements Sink {
         mappings: { ...mappings, properties: { ...props, [META_FIELD]: META_MAPPING } },
       });
     } catch (err) {
-      if (this.describeFailure(err).type !== "resource_already_exists_exception") throw err;
+      const f = this.describeFailure(err);
+      // After a rebuild the name is an alias of the live index: that is the index existing too.
+      if (f.type !== "resource_already_exists_exception" && !(f.type === "invalid_index_name_exception" && /already exists as alias/.test(f.description))) throw err;
     }
+  }
+
+  private admin: aliases.AdminRequest = (method, path, body) => this.adminRequest(method, path, body);
+
+  async indexLayout(index: string): Promise<IndexLayout> {
+    const layout = await aliases.indexLayout(this.admin, this.indexName(index));
+    if (layout.kind !== "alias") return layout;
+    return { kind: "alias", indices: layout.indices.map((name) => (name.startsWith(this.prefix) ? name.slice(this.prefix.length) : name)) };
+  }
+
+  async swapAlias(alias: string, to: string, opts: { keepAs?: string } = {}): Promise<void> {
+    await aliases.swapAlias(this.admin, this.indexName(alias), this.indexName(to), opts.keepAs === undefined ? undefined : this.indexName(opts.keepAs));
+  }
+
+  async deleteIndex(index: string): Promise<void> {
+    await aliases.deleteIndex(this.admin, this.indexName(index));
+  }
+
+  async releaseWriteBlock(index: string): Promise<void> {
+    await aliases.releaseWriteBlock(this.admin, this.indexName(index));
+  }
+
+  async setBulkLoading(index: string, loading: boolean): Promise<void> {
+    await aliases.setBulkLoading(this.admin, this.indexName(index), loading);
   }
 
   async fetchStates(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {
@@ -321,7 +357,7 @@ export abstract class EngineSink implements Sink {
     try {
       await this.refreshNow(target);
     } catch (err) {
-      if (this.describeFailure(err).type === "index_not_found_exception") return result;
+      if (this.isMissingIndex(err)) return result;
       throw err;
     }
     if (p.dryRun) {
@@ -379,7 +415,7 @@ export abstract class EngineSink implements Sink {
         this.scrollStart(target, { size, version: true, sort: ["_doc"], query: p.ids ? { ids: { values: [...p.ids] } } : { match_all: {} } }, "2m", r),
       );
     } catch (err) {
-      if (this.describeFailure((err as { cause?: unknown }).cause).type === "index_not_found_exception") return;
+      if (this.isMissingIndex(err)) return;
       throw err;
     }
     let scrollId = first._scroll_id;
@@ -408,7 +444,7 @@ export abstract class EngineSink implements Sink {
       const total = res.hits.total;
       return typeof total === "number" ? total : (total?.value ?? 0);
     } catch (err) {
-      if (this.describeFailure((err as { cause?: unknown }).cause).type === "index_not_found_exception") return 0;
+      if (this.isMissingIndex(err)) return 0;
       throw err;
     }
   }

@@ -3,3 +3,4 @@ export * from "./bulk-body.js";
 export * from "./bulk-item-results.js";
 export * from "./document-meta.js";
 export * from "./engine-sink.js";
+export type { AdminRequest } from "./index-aliases.js";

@@ -19,6 +19,12 @@ export function benchSink(kind: BenchSinkKind, url: string, indexPrefix: string)
  */
 
 export async function deleteIndex(sink: BenchSink, logical: string): Promise<void> {
+  // After a rebuild the name is an alias: remove the indices behind it.
+  const layout = await sink.indexLayout(logical);
+  if (layout.kind === "alias") {
+    for (const i of layout.indices) await deleteIndex(sink, i);
+    return;
+  }
   const index = sink.indexName(logical);
   if (sink instanceof OpenSearchSink) await sink.client.indices.delete({ index }, { ignore: [404] });
   else await sink.client.indices.delete({ index }, { ignore: [404] });

@@ -8,6 +8,8 @@ export interface Sizes {
   reindexDocs: number;
   /** Annotation documents verified when already current (bench 3). */
   verifyDocs: number;
+  /** Rows of the zero-downtime rebuild (`--full`: 1M). */
+  rebuildDocs: number;
   /** Sequential requests per variant and repetition of the write path (bench 4). */
   writeSamples: number;
   /** Rows enqueued by the admin re-index (bench 5). */
@@ -39,6 +41,7 @@ export const DEFAULT_SIZES: Sizes = {
   queueJobs: 20_000,
   reindexDocs: 100_000,
   verifyDocs: 100_000,
+  rebuildDocs: 100_000,
   writeSamples: 300,
   enqueueRows: 200_000,
   claimDue: 10_000,
@@ -54,7 +57,7 @@ export const DEFAULT_SIZES: Sizes = {
   reps: 3,
 };
 
-const FULL_OVERRIDES: Partial<Sizes> = { reindexDocs: 1_000_000, enqueueRows: 1_000_000, claimExtra: 1_000_000, backlogJobs: 1_000_000, adoptRows: 1_000_000, loadSeconds: 15 };
+const FULL_OVERRIDES: Partial<Sizes> = { reindexDocs: 1_000_000, rebuildDocs: 1_000_000, enqueueRows: 1_000_000, claimExtra: 1_000_000, backlogJobs: 1_000_000, adoptRows: 1_000_000, loadSeconds: 15 };
 
 export interface CliOptions {
   only: string[];

@@ -131,10 +131,16 @@ export async function idBounds(db: Db, collection: Collection<any>): Promise<{ l
   return { lo: b.rows[0]?.lo ?? null, hi: b.rows[0]?.hi ?? null };
 }
 
-/** A page of row states in id order after `after` (keyset; any id type), for the deep verify's row pass. */
-export async function rowStatesAfter(db: Db, collection: Collection<any>, after: string | undefined, limit: number): Promise<{ id: string; version: number; live: boolean }[]> {
+/** A page of row states in id order after `after` (keyset; any id type, `idType` from `idColumnType`), for the deep verify's row pass. */
+export async function rowStatesAfter(
+  db: Db,
+  collection: Collection<any>,
+  idType: string | undefined,
+  after: string | undefined,
+  limit: number,
+): Promise<{ id: string; version: number; live: boolean }[]> {
   const { table, id, version, live } = verifyColumns(collection);
-  const cast = idCast(await idColumnType(db, collection));
+  const cast = idCast(idType);
   const cond = after === undefined ? sql`true` : sql`${id} > ${after}::${cast}`;
   const r = await sql<{ id: string; version: string; live: boolean }>`
     SELECT ${id}::text AS id, ${version}::text AS version, ${live} AS live FROM ${table} AS t WHERE ${cond} ORDER BY ${id} LIMIT ${limit}`.execute(db);
@@ -172,4 +178,35 @@ export async function rowStates(db: Db, collection: Collection<any>, where: { ra
   const r = await sql<{ id: string; version: string; live: boolean }>`
     SELECT ${id}::text AS id, ${version}::text AS version, ${live} AS live FROM ${table} AS t WHERE ${cond}`.execute(db);
   return new Map(r.rows.map((x) => [x.id, { version: Number(x.version), live: x.live }]));
+}
+
+/** How many rows the table holds (deleted ones included): a rebuild's progress total. */
+export async function countRows(db: Db, collection: Collection<any>): Promise<number> {
+  const { table } = verifyColumns(collection);
+  const r = await sql<{ n: string }>`SELECT count(*)::text AS n FROM ${table} AS t`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+/**
+ * A page of whole rows in id order after `after` (keyset; `idType` from `idColumnType`), as
+ * `toDocument` receives them: through the collection's `load` when it declares one (a row it
+ * does not return is left out). `last` is the page's last id, where the next page starts.
+ */
+export async function rowPageAfter(
+  db: Db,
+  collection: Collection<any>,
+  idType: string | undefined,
+  after: string | undefined,
+  limit: number,
+): Promise<{ rows: { id: string; row: Row }[]; last: string | undefined }> {
+  const { table, id } = verifyColumns(collection);
+  const cond = after === undefined ? sql`true` : sql`${id} > ${after}::${idCast(idType)}`;
+  if (collection.load) {
+    const ids = await sql<{ id: string }>`SELECT ${id}::text AS id FROM ${table} AS t WHERE ${cond} ORDER BY ${id} LIMIT ${limit}`.execute(db);
+    const loaded = await loadRows(db, collection, ids.rows.map((r) => r.id));
+    return { rows: ids.rows.flatMap((r) => (loaded.has(r.id) ? [{ id: r.id, row: loaded.get(r.id)! }] : [])), last: ids.rows[ids.rows.length - 1]?.id };
+  }
+  const r = await sql<Row>`SELECT t.* FROM ${table} AS t WHERE ${cond} ORDER BY ${id} LIMIT ${limit}`.execute(db);
+  const rows = r.rows.map((row) => ({ id: String(row[collection.idColumn]), row }));
+  return { rows, last: rows[rows.length - 1]?.id };
 }

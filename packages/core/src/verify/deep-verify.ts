@@ -30,6 +30,10 @@ export interface DeepVerifyOptions {
   sinkOptions?: SinkCallOptions;
   /** After each page. */
   onProgress?: (p: { collection: string; scanned: number; drifted: number }) => void;
+  /** The downstream index to read (default: the collection's own); see `VerifyOptions.index`. */
+  index?: string;
+  /** Repairs drift itself instead of enqueuing jobs; see `VerifyOptions.onDrift`. */
+  onDrift?: (ids: string[]) => Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -95,13 +99,15 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
     if (report.samples[kind].length < o.sampleSize) report.samples[kind].push(id);
   };
 
-  await sink.refreshIndex?.(collection.index);
+  const index = opts.index ?? collection.index;
+  const repair = (ids: string[]): Promise<void> => (ids.length === 0 || !opts.onDrift ? Promise.resolve() : opts.onDrift(ids));
+  await sink.refreshIndex?.(index);
   // A document whose id the id column cannot hold has no row: a ghost, without asking Postgres.
   const idType = await idColumnType(db, collection);
   const rowIds = (ids: readonly string[]) => ids.filter((id) => "id" in canonicalEntityId(idType, id));
   const seen = new Set<string>();
   const pending: Promise<unknown>[] = [];
-  for await (const page of sink.scanDocuments(collection.index, { pageSize: o.pageSize, ...(opts.ids ? { ids: opts.ids } : {}) }, sinkOpts)) {
+  for await (const page of sink.scanDocuments(index, { pageSize: o.pageSize, ...(opts.ids ? { ids: opts.ids } : {}) }, sinkOpts)) {
     opts.signal?.throwIfAborted();
     report.scanned += page.length;
     const orphans: ScannedDocument[] = [];
@@ -128,10 +134,11 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
     for (const d of orphans) note("orphan", d.id);
     if (orphans.length > 0 && !o.keepOrphans) {
       // No tether version to respect: one above the engine's own removes exactly what was read.
-      const results = await sink.write(collection.index, orphans.map((d) => ({ kind: "delete" as const, id: d.id, version: d.version + 1 })), sinkOpts);
+      const results = await sink.write(index, orphans.map((d) => ({ kind: "delete" as const, id: d.id, version: d.version + 1 })), sinkOpts);
       report.orphansRemoved += results.filter((r) => r.status === "ok").length;
     }
-    if (repairs.length > 0 && o.enqueue) {
+    if (opts.onDrift) pending.push(repair(repairs.map((r) => r.id)));
+    else if (repairs.length > 0 && o.enqueue) {
       pending.push(
         insertJobs(db, repairs.map((r) => ({ name: collection.jobName, entityId: r.id, priority: o.priority, tag: o.tag, delayMs: 0, ...(r.force ? { force: true } : {}) }))).then(
           (ids) => (report.enqueued += ids.length),
@@ -150,7 +157,7 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
     } else {
       for (let after: string | undefined; ; ) {
         opts.signal?.throwIfAborted();
-        const rows = await rowStatesAfter(db, collection, after, o.pageSize);
+        const rows = await rowStatesAfter(db, collection, idType, after, o.pageSize);
         for (const r of rows) if (r.live && !seen.has(r.id)) missing.push(r.id);
         if (rows.length < o.pageSize) break;
         after = rows[rows.length - 1]!.id;
@@ -159,7 +166,8 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
     for (const id of missing) note("missing", id);
     report.drifted.missing += missing.length;
     report.driftedTotal += missing.length;
-    if (missing.length > 0 && o.enqueue) {
+    if (opts.onDrift) pending.push(repair(missing));
+    else if (missing.length > 0 && o.enqueue) {
       pending.push(insertJobs(db, missing.map((entityId) => ({ name: collection.jobName, entityId, priority: o.priority, tag: o.tag, delayMs: 0 }))).then((ids) => (report.enqueued += ids.length)));
     }
   }

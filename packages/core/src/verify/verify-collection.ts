@@ -39,6 +39,17 @@ export interface VerifyOptions {
   sinkOptions?: SinkCallOptions;
   /** Called after each top-level window, for a progress bar. */
   onProgress?: (p: VerifyProgress) => void;
+  /**
+   * The downstream index to compare with the rows (default: the collection's own). A rebuild
+   * compares the index it is building before swapping it in.
+   */
+  index?: string;
+  /**
+   * Repairs drift itself instead of enqueuing jobs (`enqueue` is then ignored): called with the
+   * ids of each leaf that are still drifted after the realtime re-read. A rebuild writes them
+   * straight into the index it is building, which no job would reach.
+   */
+  onDrift?: (ids: string[]) => Promise<void>;
   /** Stops between round trips; the report so far is not returned (the promise rejects). */
   signal?: AbortSignal;
 }
@@ -80,7 +91,7 @@ const MIN = Number.MIN_SAFE_INTEGER;
 const MAX = Number.MAX_SAFE_INTEGER;
 
 /** The defaults documented on `VerifyOptions`, and how each value is validated. */
-export const VERIFY_DEFAULTS: OptionDefaults<Omit<VerifyOptions, "sinkOptions" | "onProgress" | "signal">> = {
+export const VERIFY_DEFAULTS: OptionDefaults<Omit<VerifyOptions, "sinkOptions" | "onProgress" | "signal" | "index" | "onDrift">> = {
   bucketSize: [10_000, "positive integer"],
   leafSize: [2_000, "positive integer"],
   fanout: [16, "positive integer"],
@@ -127,6 +138,7 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
   const { bucketSize, leafSize, fanout, window, enqueue, priority, tag, sampleSize } = resolveOptions(VERIFY_DEFAULTS, opts);
   if (fanout < 2) throw new ValidationError("fanout", "must be at least 2");
   const sinkOpts: SinkCallOptions = { ...opts.sinkOptions, ...(opts.signal ? { signal: opts.signal } : {}) };
+  const index = opts.index ?? collection.index;
 
   const report: VerifyReport = {
     collection: collection.name,
@@ -146,14 +158,14 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
     report.leavesCompared += 1;
     const [rows, states] = await Promise.all([
       rowStates(db, collection, { range }),
-      sink.listStates(collection.index, range, sinkOpts),
+      sink.listStates(index, range, sinkOpts),
     ]);
     const candidates: string[] = [];
     for (const eid of new Set([...rows.keys(), ...states.keys()])) if (classifyDrift(rows.get(eid), states.get(eid))) candidates.push(eid);
     if (candidates.length === 0) return;
     // Search is near-realtime and live writes go on: re-read both sides (mget is realtime)
     // so only drift that is still there is counted and repaired.
-    const [rows2, states2] = await Promise.all([rowStates(db, collection, { ids: candidates }), sink.fetchStates(collection.index, candidates, sinkOpts)]);
+    const [rows2, states2] = await Promise.all([rowStates(db, collection, { ids: candidates }), sink.fetchStates(index, candidates, sinkOpts)]);
     const drifted: string[] = [];
     for (const eid of candidates) {
       const kind = classifyDrift(rows2.get(eid), states2.get(eid));
@@ -163,7 +175,8 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
       report.driftedTotal += 1;
       if (report.samples[kind].length < sampleSize) report.samples[kind].push(eid);
     }
-    if (drifted.length > 0 && enqueue) {
+    if (drifted.length > 0 && opts.onDrift) await opts.onDrift(drifted);
+    else if (drifted.length > 0 && enqueue) {
       const ids = await insertJobs(db, drifted.map((entityId) => ({ name: collection.jobName, entityId, priority, tag, delayMs: 0 })));
       report.enqueued += ids.length;
     }
@@ -175,7 +188,7 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
   /** Summarizes contiguous ranges on both sides and descends into those that differ. */
   async function drill(ranges: readonly BucketRange[]): Promise<void> {
     opts.signal?.throwIfAborted();
-    const [mine, theirs] = await Promise.all([summarizeRows(db, collection, ranges), sink.summarize(collection.index, ranges, sinkOpts)]);
+    const [mine, theirs] = await Promise.all([summarizeRows(db, collection, ranges), sink.summarize(index, ranges, sinkOpts)]);
     report.bucketsCompared += ranges.length;
     for (let i = 0; i < ranges.length; i++) {
       if (!differs(mine[i]!, theirs[i]!)) continue;
@@ -192,7 +205,7 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
   if (!(await hasIntegerIds(db, collection))) {
     throw new ValidationError("idColumn", `${collection.name}: the bucketed verify needs integer ids (${collection.table}.${collection.idColumn} is not); use deepVerifyCollection (tether verify --deep)`);
   }
-  await sink.refreshIndex?.(collection.index);
+  await sink.refreshIndex?.(index);
 
   // Top level: the aligned buckets that hold rows, one bucket for each gap between them (ids
   // far apart cost one bucket per gap, not one per bucketSize ids), and an open-ended bucket on
@@ -224,7 +237,7 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
     done += group.length;
     opts.onProgress?.({ collection: collection.name, total, done, bucketsDiffering: report.bucketsDiffering, drifted: report.driftedTotal });
   }
-  report.orphans = (await sink.countOrphans?.(collection.index, sinkOpts)) ?? 0;
+  report.orphans = (await sink.countOrphans?.(index, sinkOpts)) ?? 0;
   report.durationMs = performance.now() - started;
   return report;
 }

@@ -12,6 +12,7 @@ import { adoptLive } from "./adopt-live.js";
 import { entityEvents } from "./entity-events.js";
 import { apiLoad } from "./api-load.js";
 import { verifyDeep } from "./verify-deep.js";
+import { rebuild } from "./rebuild.js";
 
 /** In the order they run. */
-export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, verifyDeep, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, apiLoad, captureOverhead, adoptLive, entityEvents];
+export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, verifyDeep, rebuild, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, apiLoad, captureOverhead, adoptLive, entityEvents];
