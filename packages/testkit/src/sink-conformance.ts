@@ -194,6 +194,36 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       expect(proxy.stats.statuses[413]).toBe(5);
     });
 
+    it("points a name at one index atomically (the rebuild's aliases, when offered), keeping a concrete index of that name under another", async () => {
+      if (!sink.indexLayout || !sink.swapAlias || !sink.deleteIndex) return;
+      const live = await freshIndex();
+      const next = `${live}_next`;
+      const kept = `${live}_kept`;
+      await sink.write(live, [index("1", 1)]);
+      await sink.ensureIndex(next, MAPPINGS);
+      await sink.write(next, [index("2", 1)]);
+      expect(await sink.indexLayout(live)).toEqual({ kind: "index" });
+      expect(await sink.indexLayout(`${live}_never`)).toEqual({ kind: "missing" });
+
+      await sink.swapAlias(live, next, { keepAs: kept });
+      expect(await sink.indexLayout(live)).toEqual({ kind: "alias", indices: [next] });
+      expect([...(await sink.fetchStates(live, ["1", "2"])).keys()]).toEqual(["2"]);
+      // Writes through the name land in the index it points at; the kept copy takes writes again.
+      await sink.write(live, [index("3", 1)]);
+      expect((await sink.fetchStates(next, ["3"])).size).toBe(1);
+      expect(await sink.write(kept, [index("1", 2)])).toEqual([{ id: "1", status: "ok" }]);
+      // A process starting later ensures the index by its name: the alias is that index existing.
+      await sink.ensureIndex(live, MAPPINGS);
+
+      await sink.swapAlias(live, kept);
+      expect(await sink.indexLayout(live)).toEqual({ kind: "alias", indices: [kept] });
+      expect(Object.fromEntries(await sink.fetchStates(live, ["1", "3"]))).toEqual({ "1": { version: 2, deleted: false } });
+      await expect(sink.deleteIndex(live)).rejects.toThrow(/alias/);
+      await sink.deleteIndex(next);
+      await sink.deleteIndex(next);
+      expect(await sink.indexLayout(next)).toEqual({ kind: "missing" });
+    });
+
     it("summarizes live documents per id bucket and lists every state in a range, tombstones included", async () => {
       const i = await freshIndex();
       await sink.write(i, [index("1", 2), index("2", 3), index("15", 1), { kind: "tombstone", id: "3", version: 4 }, index("25", 7)]);

@@ -83,7 +83,8 @@ export async function exclusively<T>(db: Kysely<any>, collection: Collection<any
   return r.value;
 }
 
-const stamp = () => new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "").toLowerCase();
+/** UTC to the millisecond, e.g. 20261124t110500123. */
+const stamp = () => new Date().toISOString().replace(/[-:.]/g, "").replace(/Z$/, "").toLowerCase();
 
 /**
  * Rebuilds a collection's index with no downtime: creates a new index from the collection's
@@ -188,9 +189,10 @@ async function begin(db: Kysely<any>, engine: ReturnType<typeof aliasSink>, coll
     throw new TetherError("E_REBUILD_LAYOUT", `${collection.index} is an alias of ${layout.indices.length} indices (${layout.indices.join(", ")}): a rebuild needs it to serve one`);
   }
   const previous = layout.kind === "alias" ? layout.indices[0]! : layout.kind === "index" ? collection.index : null;
-  const target = `${collection.index}__${stamp()}`;
-  // A leftover of the same name (a discarded rebuild in the same second) would mix in old documents.
-  await engine.deleteIndex(target);
+  // A name nothing holds yet: never an index in service, never a leftover with old documents.
+  const base = `${collection.index}__${stamp()}`;
+  let target = base;
+  for (let n = 2; (await engine.indexLayout(target)).kind !== "missing"; n++) target = `${base}_${n}`;
   return insertRebuild(db, { collection: collection.name, alias: collection.index, target, previous, rowsTotal: await countRows(db, collection) });
 }
 

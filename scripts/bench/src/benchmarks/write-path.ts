@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { createWriter } from "@tether/core";
 import { annotations, type AnnotationRow } from "@tether/annotations";
 import { documentMeta, type ElasticsearchSink } from "@tether/elasticsearch";
@@ -22,6 +22,21 @@ async function plainInsert(db: Kysely<any>, i: number): Promise<AnnotationRow> {
   );
 }
 
+/** A plain update transaction: the same patch and version bump updateWithJob makes, no job. */
+async function plainUpdate(db: Kysely<any>, id: string, patch: Record<string, unknown>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable("annotation").set({ ...patch, version: sql`version + 1` }).where("id", "=", id).where("deleted_at", "is", null).returningAll().executeTakeFirstOrThrow();
+  });
+}
+
+/** Rows to update and delete, inserted in one statement. */
+async function seedRows(db: Kysely<any>, n: number): Promise<string[]> {
+  const r = await sql<{ id: string }>`
+    INSERT INTO annotation (userid, target_uri, text, version)
+    SELECT 'acct:seed@example.com', 'https://example.com/seed/' || g, 'seeded ' || g, 1 FROM generate_series(1, ${n}) g RETURNING id::text`.execute(db);
+  return r.rows.map((x) => x.id);
+}
+
 async function plainIndex(sink: ElasticsearchSink, row: AnnotationRow): Promise<void> {
   await sink.client.index({
     index: sink.indexName(annotations.index),
@@ -34,7 +49,7 @@ async function plainIndex(sink: ElasticsearchSink, row: AnnotationRow): Promise<
 
 export const writePath: Benchmark = {
   name: "write",
-  title: "Write path: createWithJob vs the plain insert, without and with the direct sync",
+  title: "Write path: createWithJob, updateWithJob, deleteWithJob vs the same plain statements, without and with the direct sync",
   async run(scope) {
     const m = scope.sizes.writeSamples;
     const d = await scope.database();
@@ -44,6 +59,10 @@ export const writePath: Benchmark = {
     const withSync = createWriter({ sink });
     let i = 0;
     let syncFailures = 0;
+    // Each update and delete variant takes live rows of its own.
+    const total = (WARMUP + m * scope.sizes.reps) * 4;
+    const seeded = await seedRows(d.db, total);
+    const take = () => seeded.pop()!;
     const variants = {
       jobNoSync: async () => void (await noSync.createWithJob(d.db, annotations, values(i++))),
       plainTx: async () => void (await plainInsert(d.db, i++)),
@@ -52,13 +71,17 @@ export const writePath: Benchmark = {
         if (r.sync !== "ok") syncFailures++;
       },
       plainIndex: async () => plainIndex(sink, await plainInsert(d.db, i++)),
+      updateNoSync: async () => void (await noSync.updateWithJob(d.db, annotations, take(), { text: `edited ${i++}` })),
+      plainUpdate: async () => plainUpdate(d.db, take(), { text: `edited ${i++}` }),
+      deleteNoSync: async () => void (await noSync.deleteWithJob(d.db, annotations, take())),
+      plainDelete: async () => plainUpdate(d.db, take(), { deleted_at: sql`now()` }),
     };
     type V = keyof typeof variants;
     const names = Object.keys(variants) as V[];
-    const perRep: Record<V, { p50: number; p99: number }[]> = { jobNoSync: [], plainTx: [], jobSync: [], plainIndex: [] };
+    const perRep = Object.fromEntries(names.map((v) => [v, []])) as unknown as Record<V, { p50: number; p99: number }[]>;
     for (let w = 0; w < WARMUP; w++) for (const v of names) await variants[v]();
     for (let rep = 0; rep < scope.sizes.reps; rep++) {
-      const lat: Record<V, number[]> = { jobNoSync: [], plainTx: [], jobSync: [], plainIndex: [] };
+      const lat = Object.fromEntries(names.map((v) => [v, []])) as unknown as Record<V, number[]>;
       // Interleaved, one request at a time, so every variant sees the same background noise.
       for (let k = 0; k < m; k++) {
         for (const v of names) {
@@ -74,6 +97,8 @@ export const writePath: Benchmark = {
     const pairs: [V, V, string, string][] = [
       ["jobNoSync", "plainTx", "createWithJob, no direct sync", "same insert txn without job"],
       ["jobSync", "plainIndex", "createWithJob + direct sync", "insert txn + client.index"],
+      ["updateNoSync", "plainUpdate", "updateWithJob, no direct sync", "same update txn without job"],
+      ["deleteNoSync", "plainDelete", "deleteWithJob (soft), no direct sync", "same soft-delete txn without job"],
     ];
     for (const [a, b, metric, baselineName] of pairs) {
       for (const p of ["p50", "p99"] as const) {
