@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import net from "node:net";
 import { createWriter, defineCollection } from "@tether/core";
+import { startFaultProxy } from "@tether/testkit";
 import { createWidgetContext, widgets, type WidgetContext, type WidgetRow } from "../support/widgets.js";
 
 async function jobsFor(ctx: WidgetContext, id: string) {
@@ -92,6 +93,29 @@ describe("the write path", () => {
       expect(jobs.rows.map((j) => j.version)).toEqual([null, null, null, "4"]);
     } finally {
       await db.destroy();
+    }
+  });
+
+  it("sends the direct syncs of concurrent writes together while a bulk is in flight, each write told its own outcome", async () => {
+    const proxy = await startFaultProxy({ target: ctx.downstreamUrl });
+    try {
+      const writer = createWriter({ sink: ctx.sinkAt(proxy.url), directSyncTimeoutMs: 10_000 });
+      proxy.resetStats();
+      const n = 60;
+      const results = await Promise.all(Array.from({ length: n }, (_, i) => writer.createWithJob(ctx.db, widgets, { owner: "batch", title: `concurrent ${i}` })));
+      expect(results.map((r) => r.sync)).toEqual(results.map(() => "ok"));
+      // Fewer requests than writes: the ones that arrived during a bulk rode the next one.
+      expect(proxy.stats.requests).toBeGreaterThan(0);
+      expect(proxy.stats.requests).toBeLessThan(n);
+      const ids = results.map((r) => r.changes[0]!.id);
+      const states = await ctx.sink.fetchStates("widgets", ids);
+      expect(ids.filter((id) => states.get(id)?.version !== 1)).toEqual([]);
+      // A write alone is not held back for company: it leaves at once, in a request of its own.
+      proxy.resetStats();
+      expect((await writer.createWithJob(ctx.db, widgets, { owner: "batch", title: "alone" })).sync).toBe("ok");
+      expect(proxy.stats.requests).toBe(1);
+    } finally {
+      await proxy.close();
     }
   });
 

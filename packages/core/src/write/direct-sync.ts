@@ -5,6 +5,7 @@ import { instruments } from "../ops/metrics.js";
 import type { Sink, SinkOperation } from "../sink.js";
 import { desiredOperation, rowVersion } from "../verify/verification-matrix.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
+import type { SyncBatcher } from "./sync-batcher.js";
 
 /** An entity a transaction touched: its row as committed, or its id and version if hard-deleted. */
 export interface EntityChange<Row> {
@@ -26,6 +27,26 @@ export function changeOperation<Row>(collection: Collection<Row>, c: EntityChang
   return desiredOperation(collection, c.id, c.row, rowVersion(collection, c.row));
 }
 
+/** `work`, or a rejection when `signal` aborts first (the work goes on, unawaited). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
 /**
  * One best-effort write of committed changes with a tight timeout and no retries. Never throws:
  * the job already in the table guarantees the drainer repairs whatever this misses.
@@ -34,7 +55,7 @@ export async function directSync<Row>(
   sink: Sink,
   collection: Collection<Row>,
   changes: readonly EntityChange<Row>[],
-  opts: { timeoutMs: number; logger: Logger; breaker?: CircuitBreaker },
+  opts: { timeoutMs: number; logger: Logger; breaker?: CircuitBreaker; batcher?: SyncBatcher },
 ): Promise<DirectSyncOutcome> {
   if (changes.length === 0) return "skipped";
   if (opts.breaker && !opts.breaker.tryAcquire()) {
@@ -46,11 +67,10 @@ export async function directSync<Row>(
     const signal = AbortSignal.timeout(opts.timeoutMs);
     let outcome: DirectSyncOutcome;
     try {
-      const results = await sink.write(collection.index, changes.map((c) => changeOperation(collection, c)), {
-        signal,
-        timeoutMs: opts.timeoutMs,
-        retries: 0,
-      });
+      const ops = changes.map((c) => changeOperation(collection, c));
+      const results = opts.batcher
+        ? await untilAborted(opts.batcher.write(collection.index, ops), signal)
+        : await sink.write(collection.index, ops, { signal, timeoutMs: opts.timeoutMs, retries: 0 });
       const failed = results.filter((r) => r.status === "retryable" || r.status === "permanent");
       outcome = failed.length === 0 ? "ok" : "error";
       // The engine answered: items it refused are the drainer's, not a reason to stop trying.

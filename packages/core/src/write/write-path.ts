@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from "kysely";
 import { trace } from "@opentelemetry/api";
 import type { Collection } from "../collection.js";
 import { directSync, type DirectSyncOutcome, type EntityChange } from "./direct-sync.js";
+import { SyncBatcher } from "./sync-batcher.js";
 import { CircuitBreaker, type BreakerSnapshot, type CircuitBreakerOptions } from "./circuit-breaker.js";
 import { NotFoundError, ValidationError } from "../errors.js";
 import { hardDeleteRow, insertRow, loadRows, softDeleteRow, updateRow } from "../store/collection-store.js";
@@ -156,8 +157,10 @@ export function createWriter(options: WriterOptions = {}): Writer {
         })
       : undefined;
 
+  // Concurrent writes' direct syncs share one _bulk while another is in flight.
+  const batcher = options.sink ? new SyncBatcher(options.sink, { timeoutMs, maxOps: 1_000 }) : undefined;
   const syncNow: Writer["syncNow"] = async (collection, changes) =>
-    options.sink ? directSync(options.sink, collection, changes, { timeoutMs, logger, ...(breaker ? { breaker } : {}) }) : "skipped";
+    options.sink ? directSync(options.sink, collection, changes, { timeoutMs, logger, ...(breaker ? { breaker } : {}), ...(batcher ? { batcher } : {}) }) : "skipped";
 
   async function run<Row>(
     db: Db,
