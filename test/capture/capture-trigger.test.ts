@@ -126,7 +126,10 @@ describe("the capture trigger", () => {
 
   it("gives a hard delete through the writer one job carrying its tombstone's version, and captures a plain DELETE after it in the same transaction", async () => {
     const writer = createWriter({});
-    const [a, b, c] = await Promise.all(["a", "b", "c"].map(async (title) => (await writer.createWithJob(ctx.db, widgets, { owner: "w", title })).changes[0]!.id));
+    // One after another: the ids ascend in this order, as the expectation below sorts them.
+    const ids: string[] = [];
+    for (const title of ["a", "b", "c"]) ids.push((await writer.createWithJob(ctx.db, widgets, { owner: "w", title })).changes[0]!.id);
+    const [a, b, c] = ids;
     await writer.updateWithJob(ctx.db, widgets, a!, { title: "a, edited" });
     const gone = await writer.deleteWithJob(ctx.db, widgets, a!, { hard: true });
     expect(gone.changes).toEqual([{ id: a, deletedVersion: 3 }]);
