@@ -202,11 +202,12 @@ async function begin(db: Kysely<any>, engine: ReturnType<typeof aliasSink>, coll
  * name as kept.
  */
 async function swap(db: Kysely<any>, engine: ReturnType<typeof aliasSink>, collection: Collection<any>, state: RebuildState): Promise<string | null> {
-  const layout = await engine.indexLayout(state.alias);
-  const keepAs = layout.kind === "index" ? `${state.alias}__initial` : undefined;
-  // Resumed after a swap that happened but was not recorded: the state still names the previous.
-  const previous = state.previous === state.alias ? `${state.alias}__initial` : state.previous;
-  await engine.swapAlias(state.alias, state.target, keepAs ? { keepAs } : {});
+  // The state already says whether the name was a concrete index when the rebuild began (the
+  // engine's sink copies it only while it still is one, so a resumed swap passes it again safely).
+  const initial = `${state.alias}__initial`;
+  const concrete = state.previous === state.alias;
+  await engine.swapAlias(state.alias, state.target, concrete ? { keepAs: initial } : {});
+  const previous = concrete ? initial : state.previous;
   await setRebuildPhase(db, collection.name, "swapped", previous);
   return previous;
 }
