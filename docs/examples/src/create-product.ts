@@ -1,10 +1,12 @@
-import { createDb, createWriter } from "@tether/core";
+import { createDb, sinkFromConfig, writerFromConfig } from "@tether/core";
 import config from "../tether.config.ts";
 import { products } from "./products-collection.ts";
 
 const db = createDb({ connectionString: process.env.DATABASE_URL! });
-const sink = config.sink({ url: process.env.ELASTICSEARCH_URL });
-const writer = createWriter({ sink }); // direct sync right after COMMIT, 500 ms at most
+// Built as the CLI and the drainer build theirs: ELASTICSEARCH_URL and TETHER_INDEX_PREFIX from
+// this process's environment, the writer's options from the config's options.writer.
+const sink = sinkFromConfig(config, process.env);
+const writer = writerFromConfig(config, { sink }); // direct sync right after COMMIT, 500 ms at most
 
 // In your POST /products handler: the row and its job commit together.
 export async function createProduct(input: { name: string; priceCents: number }) {

@@ -1,9 +1,9 @@
-import { createDb, finishRebuild, rebuildIndex, rollbackRebuild } from "@tether/core";
+import { createDb, finishRebuild, rebuildIndex, rollbackRebuild, sinkFromConfig } from "@tether/core";
 import config from "../tether.config.ts";
 import { products } from "./products-collection.ts";
 
 const db = createDb({ connectionString: process.env.DATABASE_URL! });
-const sink = config.sink({ url: process.env.ELASTICSEARCH_URL });
+const sink = sinkFromConfig(config, process.env); // ELASTICSEARCH_URL, TETHER_INDEX_PREFIX
 
 // products' mapping changed in its collection: build the new index while writes go on.
 export async function shipMappingChange() {

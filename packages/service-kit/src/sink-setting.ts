@@ -1,7 +1,7 @@
 import { str, url } from "envalid";
+import { SINK_KINDS, sinkEnvironment, type SinkKind } from "@tether/core";
 
-export const SINK_KINDS = ["elasticsearch", "opensearch"] as const;
-export type SinkKind = (typeof SINK_KINDS)[number];
+export { SINK_KINDS, type SinkKind };
 
 /** The envalid specs of the sink settings every process shares. */
 export const sinkEnvSpecs = {
@@ -18,14 +18,17 @@ export interface SinkSetting {
 }
 
 /**
- * Resolves the chosen sink and its URL; a clear error names the variable that is missing. The
- * process hands `url` to its config's sink factory (`elasticsearch()` or `opensearch()`).
+ * Resolves the chosen sink and its URL (core's `sinkEnvironment`, the one reading every process
+ * shares); a clear error names the variable that is missing. The process hands `url` to its
+ * config's sink factory (`elasticsearch()` or `opensearch()`).
  */
 export function sinkSetting(env: { TETHER_SINK?: string; ELASTICSEARCH_URL?: string | undefined; OPENSEARCH_URL?: string | undefined }): SinkSetting {
-  const kind = (env.TETHER_SINK || "elasticsearch") as SinkKind;
-  if (!SINK_KINDS.includes(kind)) throw new Error(`TETHER_SINK: must be one of ${SINK_KINDS.join(", ")} (got "${kind}")`);
-  const variable = kind === "opensearch" ? "OPENSEARCH_URL" : "ELASTICSEARCH_URL";
-  const value = env[variable];
-  if (!value) throw new Error(`${variable}: required when TETHER_SINK=${kind}`);
-  return { kind, url: value };
+  let read;
+  try {
+    read = sinkEnvironment(env);
+  } catch {
+    throw new Error(`TETHER_SINK: must be one of ${SINK_KINDS.join(", ")} (got "${env.TETHER_SINK ?? ""}")`);
+  }
+  if (!read.url) throw new Error(`${read.urlVariable}: required when TETHER_SINK=${read.kind}`);
+  return { kind: read.kind, url: read.url };
 }

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import type pino from "pino";
-import { createWriter, type AlertThresholds, type Collection, type Sink, type WriterOptions } from "@tether/core";
+import { writerFromConfig, type AlertThresholds, type Collection, type Sink, type TetherOptions, type WriterOptions } from "@tether/core";
 import { tetherAdmin, type AdminToken } from "@tether/admin";
 import { annotations } from "@tether/annotations";
 import { EngineSink } from "@tether/search-sink";
@@ -28,10 +28,12 @@ export interface BuildAppOptions {
   adminTokens?: readonly AdminToken[];
   /** Default: no logging. */
   logger?: pino.Logger;
-  /** Direct-sync timeout. Default 500 ms. */
-  directSyncTimeoutMs?: number;
-  /** Delay before the drainer may take a write's job. Default 60000 ms. */
-  graceMs?: number;
+  /** The config's options (tether.config.ts): `writer` builds the writer, `alerts` the admin thresholds. Default {}. */
+  options?: TetherOptions;
+  /** Direct-sync timeout; overrides options.writer. Default 500 ms. */
+  directSyncTimeoutMs?: number | undefined;
+  /** Delay before the drainer may take a write's job; overrides options.writer. Default 60000 ms. */
+  graceMs?: number | undefined;
   /** false: no direct sync after COMMIT (the drainer does every sync). Default true. */
   directSync?: boolean;
   /** The direct sync's circuit breaker (TETHER_BREAKER_FAILURES, TETHER_BREAKER_COOLDOWN_MS). Default 5 failures, 5000 ms. */
@@ -40,7 +42,7 @@ export interface BuildAppOptions {
   bodyLimitBytes?: number;
   /** Timeout of the Elasticsearch search query. Default 5000 ms. */
   searchTimeoutMs?: number;
-  /** Overrides of the alert thresholds GET /admin/alerts evaluates. */
+  /** Overrides of the alert thresholds GET /admin/alerts evaluates. Default: options.alerts. */
   alertThresholds?: AlertThresholds;
   /** Passed to the admin plugin (tests wait on it). */
   onVerifyRunEnd?: (runId: string) => void;
@@ -63,7 +65,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   }) as unknown as FastifyInstance;
   // First: its onRoute hook must see every route (for 405 + Allow), its parser every body.
   await app.register(errorContract);
-  const writer = createWriter({
+  const writer = writerFromConfig({ options: opts.options ?? {} }, {
     ...(opts.directSync === false ? {} : { sink: opts.sink }),
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.directSyncTimeoutMs !== undefined ? { directSyncTimeoutMs: opts.directSyncTimeoutMs } : {}),
@@ -89,7 +91,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     collections: opts.collections ?? [annotations],
     tokens: [...(opts.adminToken ? [{ name: "admin", role: "operator" as const, token: opts.adminToken }] : []), ...(opts.adminTokens ?? [])],
     ...(opts.logger ? { logger: opts.logger } : {}),
-    ...(opts.alertThresholds ? { alertThresholds: opts.alertThresholds } : {}),
+    ...(opts.alertThresholds ?? opts.options?.alerts ? { alertThresholds: opts.alertThresholds ?? opts.options?.alerts } : {}),
     ...(opts.onVerifyRunEnd ? { onVerifyRunEnd: opts.onVerifyRunEnd } : {}),
   });
   metrics.observeBreaker(() => writer.breaker());

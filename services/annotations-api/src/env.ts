@@ -16,10 +16,10 @@ export interface ApiEnv {
   TETHER_CONFIG: string | undefined;
   /** Prepended to every Elasticsearch index name. Default "". */
   TETHER_INDEX_PREFIX: string;
-  /** Default 500. */
-  TETHER_DIRECT_SYNC_TIMEOUT_MS: number;
-  /** Default 60000. */
-  TETHER_GRACE_MS: number;
+  /** Overrides the config's options.writer.directSyncTimeoutMs when set. Default: the config's, else 500. */
+  TETHER_DIRECT_SYNC_TIMEOUT_MS: number | undefined;
+  /** Overrides the config's options.writer.graceMs when set. Default: the config's, else 60000. */
+  TETHER_GRACE_MS: number | undefined;
   /** false: writes leave every sync to the drainer (Postgres only on the request path). Default true. */
   TETHER_DIRECT_SYNC: boolean;
   /** Consecutive failed direct syncs that open the breaker; 0 turns it off. Default 5. */
@@ -43,8 +43,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_ADMIN_TOKENS: str({ default: "", desc: "name:role:token,... (role viewer or operator)" }),
     TETHER_CONFIG: str({ default: undefined }),
     TETHER_INDEX_PREFIX: str({ default: "" }),
-    TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
-    TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
+    TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: undefined }),
+    TETHER_GRACE_MS: nonNegativeInt({ default: undefined }),
     TETHER_DIRECT_SYNC: bool({ default: true }),
     TETHER_BREAKER_FAILURES: nonNegativeInt({ default: 5 }),
     TETHER_BREAKER_COOLDOWN_MS: positiveInt({ default: 5_000 }),

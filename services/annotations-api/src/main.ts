@@ -43,7 +43,7 @@ await startService(logger, async () => {
     sink,
     logger,
     collections: loaded.config.collections,
-    ...(loaded.config.options?.alerts ? { alertThresholds: loaded.config.options.alerts } : {}),
+    options: loaded.config.options ?? {},
     ...(env.TETHER_ADMIN_TOKEN ? { adminToken: env.TETHER_ADMIN_TOKEN } : {}),
     adminTokens: env.TETHER_ADMIN_TOKENS,
     directSyncTimeoutMs: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,

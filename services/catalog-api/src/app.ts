@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import type pino from "pino";
-import { createWriter, type Sink } from "@tether/core";
+import { writerFromConfig, type Sink, type TetherOptions } from "@tether/core";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { errorContract, errorContractServerOptions } from "@tether/service-kit";
 import type { CatalogDB } from "./catalog-db.js";
@@ -20,10 +20,12 @@ export interface BuildAppOptions {
   /** Bearer token of POST /reindex; without one it answers 503. */
   adminToken?: string;
   logger?: pino.Logger;
-  /** Direct-sync timeout. Default 500 ms. */
-  directSyncTimeoutMs?: number;
-  /** Delay before the drainer may take a write's job. Default 60000 ms. */
-  graceMs?: number;
+  /** The config's options (catalog.config.ts): `writer` builds the writer. Default {}. */
+  options?: TetherOptions;
+  /** Direct-sync timeout; overrides options.writer. Default 500 ms. */
+  directSyncTimeoutMs?: number | undefined;
+  /** Delay before the drainer may take a write's job; overrides options.writer. Default 60000 ms. */
+  graceMs?: number | undefined;
   /** Timeout of a search. Default 5000 ms. */
   searchTimeoutMs?: number;
 }
@@ -44,7 +46,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     ...errorContractServerOptions(),
   }) as unknown as FastifyInstance;
   await app.register(errorContract);
-  const writer = createWriter({
+  const writer = writerFromConfig({ options: opts.options ?? {} }, {
     sink: opts.sink,
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.directSyncTimeoutMs !== undefined ? { directSyncTimeoutMs: opts.directSyncTimeoutMs } : {}),

@@ -12,8 +12,10 @@ export interface CatalogEnv {
   TETHER_INDEX_PREFIX: string;
   /** Bearer token of POST /reindex; unset disables it (503). */
   CATALOG_ADMIN_TOKEN: string | undefined;
-  TETHER_DIRECT_SYNC_TIMEOUT_MS: number;
-  TETHER_GRACE_MS: number;
+  /** Overrides the config's options.writer.directSyncTimeoutMs when set. Default: the config's, else 500. */
+  TETHER_DIRECT_SYNC_TIMEOUT_MS: number | undefined;
+  /** Overrides the config's options.writer.graceMs when set. Default: the config's, else 60000. */
+  TETHER_GRACE_MS: number | undefined;
   LOG_LEVEL: string;
 }
 
@@ -26,8 +28,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): CatalogEnv {
     TETHER_CONFIG: str({ default: undefined }),
     TETHER_INDEX_PREFIX: str({ default: "" }),
     CATALOG_ADMIN_TOKEN: str({ default: undefined }),
-    TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: 500 }),
-    TETHER_GRACE_MS: nonNegativeInt({ default: 60_000 }),
+    TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: undefined }),
+    TETHER_GRACE_MS: nonNegativeInt({ default: undefined }),
     LOG_LEVEL: logLevel(),
   }, { reporter: envReporter("catalog-api", source) });
   return {

@@ -42,6 +42,7 @@ await startService(logger, async () => {
     db,
     sink,
     logger,
+    options: loaded.config.options ?? {},
     ...(env.CATALOG_ADMIN_TOKEN ? { adminToken: env.CATALOG_ADMIN_TOKEN } : {}),
     directSyncTimeoutMs: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     graceMs: env.TETHER_GRACE_MS,

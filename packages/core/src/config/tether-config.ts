@@ -4,8 +4,8 @@ import type { Sink } from "../sink.js";
 import type { TetherOptions } from "./tether-options.js";
 
 /**
- * What a process knows about its downstream from its own environment (for the CLI and the
- * drainer: ELASTICSEARCH_URL and TETHER_INDEX_PREFIX). A sink factory uses these where the
+ * What a process knows about its downstream from its own environment (ELASTICSEARCH_URL or
+ * OPENSEARCH_URL, and TETHER_INDEX_PREFIX, read by `sinkEnvironment`). A sink factory uses these where the
  * config itself sets nothing, so one config serves every environment.
  */
 export interface SinkEnvironment {
@@ -53,6 +53,8 @@ export interface LoadedConfig {
  *   options: { drainer: { batchSize: 1000 } },
  * });
  */
-export function defineConfig<const C extends TetherConfig>(config: C): C {
+export function defineConfig<const C extends TetherConfig>(config: C): C & TetherConfig {
+  // The intersection keeps the literal types and adds every optional field a config may leave
+  // out, so `config.options?.alerts` compiles for a config that sets no alerts.
   return config;
 }
