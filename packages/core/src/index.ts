@@ -29,6 +29,8 @@ export type { ColumnOf, TypedCollection, TypedCollectionOptions, TypedReindexSco
 export {
   checkConfigSchema,
   ConfigError,
+  type CheckConfigSchemaOptions,
+  type PendingAdoption,
   DEFAULT_CONFIG_FILES,
   defineConfig,
   loadConfig,

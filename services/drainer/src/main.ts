@@ -41,10 +41,14 @@ logger.info(
 await startService(logger, async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-drainer" });
   await migrate(db, config.migrations ?? []);
-  await checkConfigSchema(db, loaded).catch(async (err: unknown) => {
+  // A table that only needs `tether adopt` does not stop the daemon: no job of its collection
+  // can exist before adoption adds the version column, and once adopted its jobs are served
+  // like any other (adopt's NOTIFY wakes this loop), without a restart.
+  const needsAdoption = await checkConfigSchema(db, loaded, { pendingAdoption: "report" }).catch(async (err: unknown) => {
     await db.destroy();
     stopOnConfigError(err);
   });
+  for (const p of needsAdoption) logger.warn({ collection: p.collection, table: p.table, missing: p.missing, command: p.command }, "collection needs adopting; served once adopted");
   const sink = config.sink({ url: env.SINK.url, indexPrefix: env.TETHER_INDEX_PREFIX });
   for (const c of config.collections) {
     try {

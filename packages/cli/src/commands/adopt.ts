@@ -8,6 +8,7 @@ interface AdoptCliOptions extends CommonOptions {
   strategy?: string;
   addDeletedColumn?: boolean;
   capture?: boolean;
+  graceMs?: number;
   enqueue: boolean;
   batchSize?: number;
   priority?: number;
@@ -37,6 +38,7 @@ export function registerAdopt(program: Command): void {
       .option("--strategy <s>", '"fast-default" (one catalog-only ADD COLUMN … DEFAULT 1, Postgres 11+; default) or "backfill" (nullable column, batched backfill, validated NOT NULL)')
       .option("--add-deleted-column", "also add the collection's soft-delete column (timestamptz) when missing")
       .option("--capture", "install the capture trigger before the initial sync, so writes that bypass tether are synced too")
+      .option("--grace-ms <ms>", "with --capture: delay before a captured job is due (default 60000; 0 = due at once, drainers are woken)", intOption(0, 86_400_000))
       .option("--no-enqueue", "change the table only; enqueue no initial sync")
       .option("--batch-size <n>", "rows per backfill transaction and per enqueue statement (default 10000)", intOption(1, 1_000_000))
       .option("--priority <n>", "priority of the initial sync jobs (default 1000; live is 1)", intOption(0, 1_000_000))
@@ -46,6 +48,7 @@ export function registerAdopt(program: Command): void {
     if (opts.strategy !== undefined && opts.strategy !== "fast-default" && opts.strategy !== "backfill") {
       throw new UsageError(`--strategy must be "fast-default" or "backfill", got "${opts.strategy}"`);
     }
+    if (opts.graceMs !== undefined && !opts.capture) throw new UsageError("--grace-ms applies to captured writes: add --capture");
     const showBar = !opts.json || process.stderr.isTTY === true;
     let bar: SingleBar | undefined;
     let phase: AdoptPhase | undefined;
@@ -53,7 +56,7 @@ export function registerAdopt(program: Command): void {
       enqueue: opts.enqueue,
       ...(opts.strategy !== undefined ? { strategy: opts.strategy as "fast-default" | "backfill" } : {}),
       ...(opts.addDeletedColumn ? { addDeletedColumn: true } : {}),
-      ...(opts.capture ? { capture: true } : {}),
+      ...(opts.capture ? { capture: opts.graceMs !== undefined ? { graceMs: opts.graceMs } : true } : {}),
       ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
       ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
       ...(opts.tag !== undefined ? { tag: opts.tag } : {}),

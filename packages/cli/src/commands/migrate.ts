@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { checkConfigSchema, migrate } from "@tether/core";
 import { output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
+import { pendingAdoptionLines } from "./pending-adoption.js";
 
 /** `tether migrate`: applies tether's schema and the configured application migrations. */
 export function registerMigrate(program: Command): void {
@@ -10,16 +11,20 @@ export function registerMigrate(program: Command): void {
         opts,
         async (ctx) => {
           const applied = await migrate(ctx.db, ctx.migrations);
-          // The application's tables exist only now: check the config against them.
-          await checkConfigSchema(ctx.db, ctx.config);
-          return applied;
+          // The application's tables exist only now: check the config against them. A table
+          // that only lacks what `tether adopt` adds is reported, not refused.
+          const needsAdoption = await checkConfigSchema(ctx.db, ctx.config, { pendingAdoption: "report" });
+          return { ...applied, needsAdoption };
         },
         { checkSchema: false, tetherSchema: false },
       );
       output(opts, result, () =>
-        result.applied.length === 0
-          ? "schema is up to date"
-          : [`applied ${result.applied.length} migration(s):`, ...result.applied.map((m) => `  ${m.namespace} ${String(m.id).padStart(6, "0")} ${m.name}`)].join("\n"),
+        [
+          ...(result.applied.length === 0
+            ? ["schema is up to date"]
+            : [`applied ${result.applied.length} migration(s):`, ...result.applied.map((m) => `  ${m.namespace} ${String(m.id).padStart(6, "0")} ${m.name}`)]),
+          ...pendingAdoptionLines(result.needsAdoption),
+        ].join("\n"),
       );
     },
   );
