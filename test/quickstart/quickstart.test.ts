@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, freePort, type TestContext } from "@tether/testkit";
@@ -14,6 +17,7 @@ describe("the quick start", () => {
 
   it("runs the API and a drainer against real services, seeds demo annotations and finds them by search", async () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
+    const logs = mkdtempSync(join(tmpdir(), "tether-quickstart-logs-"));
     const child = spawn("bash", ["scripts/quickstart", "--smoke"], {
       cwd: root,
       env: {
@@ -23,6 +27,7 @@ describe("the quick start", () => {
         TETHER_INDEX_PREFIX: ctx.indexPrefix,
         PORT: String(port),
         METRICS_PORT: String(metricsPort),
+        TETHER_QUICKSTART_LOGS: logs,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -35,5 +40,12 @@ describe("the quick start", () => {
     expect(out).toContain(`admin console  http://127.0.0.1:${port}/admin/   (log in with the demo operator token: dev-admin-token)`);
     expect(out).toMatch(/quickstart smoke: \d+ demo annotations found by search/);
     expect(code, out.slice(-3000)).toBe(0);
+    // The terminal keeps the banner: the services' JSON lines go to the files it names.
+    expect(out).toContain(`logs           ${logs}/api.log  ${logs}/drainer.log`);
+    expect(out).not.toMatch(/"msg":"request completed"|"level":30/);
+    const apiLog = readFileSync(join(logs, "api.log"), "utf8");
+    expect(apiLog).toMatch(/"msg":"request completed"/);
+    expect(readFileSync(join(logs, "drainer.log"), "utf8")).toMatch(/"msg":"listening"/);
+    rmSync(logs, { recursive: true, force: true });
   });
 });
