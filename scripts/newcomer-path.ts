@@ -6,7 +6,7 @@
  *
  * Preparation (not timed): builds and packs the published packages into tarballs. Then, in a
  * fresh project outside the workspace, timed step by step:
- *   1. pnpm add @tether/core @tether/elasticsearch kysely pg; pnpm add -D @tether/cli @tether/drainer
+ *   1. the README's step 1 on the tarballs: pnpm add of core, elasticsearch, kysely, pg, @opentelemetry/api; -D cli, drainer
  *   2. the collection and tether.config.ts of the README (copied from docs/examples)
  *   3. tether migrate
  *   4. tether-drainer started (its "listening" line: index ensured, loop running)
@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { packPublishedPackages, scratchEnv } from "./pack-packages.ts";
+import { packPublishedPackages, scratchEnv, TARBALL_FOLDER } from "./pack-packages.ts";
 
 const args = parseArgs({ options: { cold: { type: "boolean" }, keep: { type: "boolean" } }, strict: true }).values;
 const repoRoot = fileURLToPath(new URL("../", import.meta.url));
@@ -64,7 +64,7 @@ const appDatabaseUrl = (() => {
 })();
 const scratch = mkdtempSync(join(tmpdir(), "tether-newcomer-"));
 const app = join(scratch, "shop");
-const tarballs = join(scratch, "tarballs");
+const tarballs = join(app, TARBALL_FOLDER);
 const appEnv = { DATABASE_URL: appDatabaseUrl, ELASTICSEARCH_URL: elasticsearchUrl, TETHER_INDEX_PREFIX: indexPrefix, LOG_LEVEL: "warn" };
 // Runs SQL on the server through the scratch project's own `pg` (the workspace root has none).
 const adminSql = (statement: string) =>
@@ -74,17 +74,17 @@ let drainer: ReturnType<typeof spawn> | undefined;
 let created = false;
 try {
   process.stderr.write("preparing (not timed): build and pack the published packages\n");
-  const local = await packPublishedPackages(repoRoot, tarballs);
+  await packPublishedPackages(repoRoot, tarballs);
   mkdirSync(join(app, "src"), { recursive: true });
-  // Unpublished packages depend on each other by version: resolve those to the tarballs. A
-  // project installing from the registry has no such block.
-  writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "shop", private: true, type: "module", pnpm: { overrides: local } }, null, 2)}\n`);
+  // The tarballs point at each other in ./tether-packages: no overrides, as the README says.
+  writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "shop", private: true, type: "module" }, null, 2)}\n`);
+  const local = (name: string) => `./${TARBALL_FOLDER}/${name}.tgz`;
   const store = args.cold ? ["--store-dir", join(scratch, "store")] : [];
 
   process.stderr.write(`timed, in ${app}${args.cold ? " (empty pnpm store)" : ""}:\n`);
-  await timed("1. pnpm add (core, elasticsearch, kysely, pg; -D cli, drainer)", async () => {
-    await run("pnpm", ["add", local["@tether/core"], local["@tether/elasticsearch"], "kysely@^0.29.9", "pg@^8.23.1", "--reporter=silent", ...store], app);
-    await run("pnpm", ["add", "-D", local["@tether/cli"], local["@tether/drainer"], "--reporter=silent", ...store], app);
+  await timed("1. pnpm add (core, elasticsearch, kysely, pg, @opentelemetry/api; -D cli, drainer)", async () => {
+    await run("pnpm", ["add", local("tether-core"), local("tether-elasticsearch"), "kysely", "pg", "@opentelemetry/api@~1.9.0", "--reporter=silent", ...store], app);
+    await run("pnpm", ["add", "-D", local("tether-cli"), local("tether-drainer"), "--reporter=silent", ...store], app);
   });
   await timed("2. collection + tether.config.ts (the README's files)", async () => {
     copyFileSync(join(repoRoot, "docs/examples/src/products-collection.ts"), join(app, "src/products-collection.ts"));
@@ -92,13 +92,13 @@ try {
     writeFileSync(
       join(app, "write-one.ts"),
       [
-        'import { createDb, createWriter } from "@tether/core";',
+        'import { createDb, sinkFromConfig, writerFromConfig } from "@tether/core";',
         'import config from "./tether.config.ts";',
         'import { products } from "./src/products-collection.ts";',
         "const db = createDb({ connectionString: process.env.DATABASE_URL! });",
-        "const sink = config.sink({ url: process.env.ELASTICSEARCH_URL, indexPrefix: process.env.TETHER_INDEX_PREFIX });",
+        "const sink = sinkFromConfig(config, process.env);",
         "try {",
-        "  const { row, sync } = await createWriter({ sink }).createWithJob(db, products, { name: \"Teapot\", price_cents: 2450 });",
+        "  const { row, sync } = await writerFromConfig(config, { sink }).createWithJob(db, products, { name: \"Teapot\", price_cents: 2450 });",
         "  process.stdout.write(JSON.stringify({ id: String(row?.id), version: Number(row?.version), sync }));",
         "} finally {",
         "  await db.destroy();",
