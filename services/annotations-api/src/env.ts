@@ -16,6 +16,8 @@ export interface ApiEnv {
   TETHER_CONFIG: string | undefined;
   /** Prepended to every Elasticsearch index name. Default "". */
   TETHER_INDEX_PREFIX: string;
+  /** The sink variables as parsed (TETHER_SINK, its URL, TETHER_INDEX_PREFIX), for core's `sinkFromConfig`. */
+  SINK_ENVIRONMENT: Record<string, string | undefined>;
   /** Overrides the config's options.writer.directSyncTimeoutMs when set. Default: the config's, else 500. */
   TETHER_DIRECT_SYNC_TIMEOUT_MS: number | undefined;
   /** Overrides the config's options.writer.graceMs when set. Default: the config's, else 60000. */
@@ -59,6 +61,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_ADMIN_TOKENS: parseAdminTokens(env.TETHER_ADMIN_TOKENS),
     TETHER_CONFIG: env.TETHER_CONFIG || undefined,
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
+    SINK_ENVIRONMENT: { TETHER_SINK: env.TETHER_SINK, ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, OPENSEARCH_URL: env.OPENSEARCH_URL, TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX },
     TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     TETHER_GRACE_MS: env.TETHER_GRACE_MS,
     TETHER_DIRECT_SYNC: env.TETHER_DIRECT_SYNC,

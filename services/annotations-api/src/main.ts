@@ -5,7 +5,7 @@
  * from TETHER_CONFIG, else ./tether.config.ts.
  * Run from the repo: `node --conditions=source --import tsx services/annotations-api/src/main.ts`.
  */
-import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate } from "@tether/core";
+import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate, sinkFromConfig } from "@tether/core";
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { buildApp } from "./app.js";
 import { ensureIndexInBackground } from "./ensure-index-in-background.js";
@@ -28,7 +28,8 @@ const loaded = await loadConfig({ path: env.TETHER_CONFIG }).catch(stopOnConfigE
 // A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70.
 await startService(logger, async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
-  const sink = loaded.config.sink({ url: env.SINK.url, indexPrefix: env.TETHER_INDEX_PREFIX });
+  // The config's sink and writer options, as the CLI and the drainer read them.
+  const sink = sinkFromConfig(loaded.config, env.SINK_ENVIRONMENT);
   // This service owns the annotation table whatever the config lists; then the config's own sets.
   await migrate(db, [annotationMigrations, ...(loaded.config.migrations ?? []).filter((m) => m.namespace !== annotationMigrations.namespace)]);
   await checkConfigSchema(db, loaded).catch(async (err: unknown) => {

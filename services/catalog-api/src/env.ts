@@ -10,6 +10,8 @@ export interface CatalogEnv {
   TETHER_CONFIG: string | undefined;
   /** Prepended to every index name. Default "". */
   TETHER_INDEX_PREFIX: string;
+  /** The sink variables as parsed (ELASTICSEARCH_URL, TETHER_INDEX_PREFIX), for core's `sinkFromConfig`. */
+  SINK_ENVIRONMENT: Record<string, string | undefined>;
   /** Bearer token of POST /reindex; unset disables it (503). */
   CATALOG_ADMIN_TOKEN: string | undefined;
   /** Overrides the config's options.writer.directSyncTimeoutMs when set. Default: the config's, else 500. */
@@ -38,6 +40,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): CatalogEnv {
     PORT: env.PORT,
     TETHER_CONFIG: env.TETHER_CONFIG || undefined,
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
+    SINK_ENVIRONMENT: { ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX },
     CATALOG_ADMIN_TOKEN: env.CATALOG_ADMIN_TOKEN || undefined,
     TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     TETHER_GRACE_MS: env.TETHER_GRACE_MS,

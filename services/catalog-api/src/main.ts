@@ -4,7 +4,7 @@
  * Run from the repo: `node --conditions=source --import tsx services/catalog-api/src/main.ts`.
  */
 import { fileURLToPath } from "node:url";
-import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate } from "@tether/core";
+import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate, sinkFromConfig } from "@tether/core";
 import { createLogger, maskUrl, onShutdown, startService } from "@tether/service-kit";
 import type { Kysely } from "kysely";
 import { buildApp } from "./app.js";
@@ -26,7 +26,8 @@ const loaded = await loadConfig({ path: configPath }).catch(stopOnConfigError);
 
 await startService(logger, async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "catalog-api" }) as Kysely<CatalogDB>;
-  const sink = loaded.config.sink({ url: env.ELASTICSEARCH_URL, indexPrefix: env.TETHER_INDEX_PREFIX });
+  // The config's sink and writer options, as the CLI and the drainer read them.
+  const sink = sinkFromConfig(loaded.config, env.SINK_ENVIRONMENT);
   await migrate(db, loaded.config.migrations ?? []);
   await checkConfigSchema(db, loaded).catch(async (err: unknown) => {
     await db.destroy();
