@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, sinkEnvironment, sinkFromConfig, writerFromConfig, type AlertsReport } from "@tether/core";
-import { createTestContext, type TestContext } from "@tether/testkit";
+import { createTestContext, startFaultProxy, type TestContext } from "@tether/testkit";
 import { spawnDrainer, type DrainerProcess } from "../../services/drainer/test/drainer-process.js";
 import config from "./fixtures/every-option.config.ts";
 import { gadgetMigrations, gadgets } from "./fixtures/gadgets.ts";
@@ -63,6 +63,22 @@ describe("one tether.config.ts drives every process: its options reach the app's
     expect(sinkEnvironment(env)).toEqual({ kind: "elasticsearch", urlVariable: "ELASTICSEARCH_URL", url: ctx.elasticsearchUrl, indexPrefix: ctx.indexPrefix });
     expect(sinkEnvironment({ TETHER_SINK: "opensearch", OPENSEARCH_URL: "http://os:9200" })).toMatchObject({ kind: "opensearch", url: "http://os:9200", indexPrefix: "" });
     expect(() => sinkEnvironment({ TETHER_SINK: "solr" })).toThrow(/TETHER_SINK: must be one of elasticsearch, opensearch/);
+  });
+
+  it("an application's writer waits out the config's direct-sync timeout, not the default, when the engine hangs", async () => {
+    const proxy = await startFaultProxy({ target: ctx.elasticsearchUrl });
+    await proxy.setMode("hang");
+    const sink = sinkFromConfig(config, { ...env, ELASTICSEARCH_URL: proxy.url });
+    const writer = writerFromConfig(config, { sink, breaker: false });
+    try {
+      const started = performance.now();
+      const { sync } = await writer.createWithJob(ctx.db, gadgets, { label: "engine hangs" });
+      expect(sync).toBe("timeout");
+      // options.writer.directSyncTimeoutMs is 1234 (the default is 500): a lower bound only.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(1_200);
+    } finally {
+      await Promise.all([sink.close?.(), proxy.close()]);
+    }
   });
 
   it("the CLI evaluates the config's alert thresholds", async () => {
