@@ -9,6 +9,12 @@ const repo = fileURLToPath(new URL("../../../../", import.meta.url));
 /** Where the page screenshots go (under the ignored .cache/, kept as test artifacts). */
 export const SCREENSHOTS = join(repo, ".cache", "screenshots");
 
+/**
+ * How long a polled assertion (`expect.poll`) keeps trying: generous, because a loaded machine
+ * may take seconds to re-render; a passing assertion returns at its first success.
+ */
+export const POLL = { timeout: 60_000, interval: 100 };
+
 /** Builds the console page into packages/admin/web-dist (`pnpm --filter @tether/admin build:web`). */
 export function buildConsolePage(): void {
   execFileSync(process.execPath, [join(repo, "packages", "admin", "scripts", "build-web.mjs")], { stdio: ["ignore", "ignore", "inherit"] });
