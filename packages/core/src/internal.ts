@@ -29,6 +29,7 @@ export * from "./verify/verification-matrix.js";
 export * from "./verify/verify-collection.js";
 export * from "./ops/alerts.js";
 export * from "./ops/dead-jobs.js";
+export * from "./ops/lane-name.js";
 export * from "./ops/maintenance.js";
 export * from "./ops/metrics.js";
 export * from "./ops/queue-read-model.js";
