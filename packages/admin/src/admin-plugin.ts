@@ -84,7 +84,7 @@ export async function tetherAdmin(parent: FastifyInstance, opts: AdminOptions & 
   app.addHook("onClose", async () => verifyRunner.close());
 
   app.get("/openapi.json", { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
-  await pageRoutes(app);
+  await pageRoutes(app, options.webDist);
   await sessionRoutes(app, ctx, { tokens, sessions, cookiePath: prefix });
   await overviewRoutes(app, ctx);
   await laneRoutes(app, ctx);

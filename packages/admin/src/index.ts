@@ -13,4 +13,4 @@ export { tetherAdmin, CONTENT_SECURITY_POLICY } from "./admin-plugin.js";
 export { parseAdminTokens, resolveAdminOptions, type AdminOptions, type AdminRole, type AdminToken, type AdminLogger } from "./admin-options.js";
 export { CSRF_HEADER, SESSION_COOKIE, type AdminIdentity } from "./admin-auth.js";
 export { traceEntity, type EntityTrace, type TraceVerdict } from "./entity-trace.js";
-export { WEB_DIST } from "./routes/page-routes.js";
+export { WEB_DIST } from "./web-dist.js";
