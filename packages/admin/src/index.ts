@@ -5,8 +5,9 @@
  *
  * Terminology
  * - token: a named secret with a role; `viewer` reads, `operator` also acts.
- * - session: the browser's login, an HttpOnly SameSite=Strict cookie plus a CSRF token.
- * - action: a mutating route; operator only, recorded in tether.audit_log.
+ * - session: the browser's login, an HttpOnly SameSite=Strict cookie plus a CSRF token, kept in
+ *   Postgres (tether.console_session) so every replica of the API serves it.
+ * - action: a mutating route; operator only, recorded in tether.audit_log (refusals too).
  * - trace: one entity's versions on both sides, its jobs and its recent events.
  */
 export { tetherAdmin, CONTENT_SECURITY_POLICY } from "./admin-plugin.js";

@@ -43,6 +43,7 @@ export { latestQueueSample, liveQueueAboveSince } from "./store/queue-sample-sto
 export type { QueueSample } from "./store/queue-sample-store.js";
 export { databaseNow, pingDatabase } from "./store/session-store.js";
 export * from "./store/audit-log-store.js";
+export * from "./store/console-session-store.js";
 export * from "./store/dead-job-admin-store.js";
 export * from "./store/drainer-heartbeat-store.js";
 export * from "./store/entity-event-store.js";
