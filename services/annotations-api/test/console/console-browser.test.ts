@@ -227,6 +227,32 @@ describe("the admin console in a real Chromium", () => {
     }
   });
 
+  it("cuts a 10 kB error short in every table, shows the whole of it on demand, and keeps the page short", async () => {
+    const id = await annotate({ user: "acct:long@example.com", uri: "https://example.com/long", text: "refused" });
+    await sql`DELETE FROM tether.job WHERE kwargs->>'id' <> ${id}`.execute(ctx.db);
+    expect((await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [] }).drainOnce()).parked).toBe(1);
+    // A mapping refusal quoting the value, as the engine words it, 10 kB long and unbroken.
+    const error = `mapper_parsing_exception: failed to parse field [text] of type [keyword] in document with id '${id}'. Preview of field's value: '${"x".repeat(10_240)}'`;
+    await sql`UPDATE tether.dead_job SET last_error = ${error} WHERE kwargs->>'id' = ${id}`.execute(ctx.db);
+    const height = () => page.evaluate(() => document.documentElement.scrollHeight);
+
+    await go("dead?reason=parked");
+    const row = page.locator('[data-testid="dead-jobs"] tr', { hasText: "mapper_parsing_exception" });
+    await row.getByText("show all 10,").waitFor();
+    expect(await height()).toBeLessThan(1_200);
+    await row.getByText("show all 10,").click();
+    const full = row.getByTestId("clip-full");
+    await full.waitFor();
+    expect(await full.textContent()).toBe(error);
+    expect(await height()).toBeLessThan(1_600);
+    await shot("dead-jobs-long-error");
+
+    await go(`trace?collection=annotation&id=${id}`);
+    await page.getByText("show all 10,").waitFor();
+    expect(await height()).toBeLessThan(2_000);
+    await sql`DELETE FROM tether.dead_job WHERE kwargs->>'id' = ${id}`.execute(ctx.db);
+  });
+
   it("refuses a cross-site POST that rides on the session cookie without the CSRF token", async () => {
     // Another site (another port is the same "site" for SameSite, so the cookie is sent): only
     // the CSRF token, which that page cannot read, stands between it and the action.

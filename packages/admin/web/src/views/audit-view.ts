@@ -1,6 +1,6 @@
 import { api, qs } from "../api.js";
 import { h, table, when } from "../dom.js";
-import { badge, field, formValues, link, section, select, type View } from "../ui.js";
+import { badge, clipJson, field, formValues, link, section, select, type View } from "../ui.js";
 import type { AuditEntry, Paged } from "../types.js";
 
 export const auditView: View = async (main, ctx) => {
@@ -24,15 +24,11 @@ export const auditView: View = async (main, ctx) => {
     table(["when", "who", "action", "parameters", "answer"],
       data.items.map((a) => [
         when(a.at), h("span", {}, a.actor, " ", h("span", { class: "muted" }, a.role)), h("strong", {}, a.action),
-        h("code", { class: "small" }, short(a.params)),
-        h("span", {}, badge(`${a.status} ${a.outcome}`, a.outcome === "ok" ? "ok" : a.outcome === "refused" ? "warn" : "bad"), " ", h("code", { class: "small" }, short(a.result))),
+        clipJson(a.params),
+        h("span", {}, badge(`${a.status} ${a.outcome}`, a.outcome === "ok" ? "ok" : a.outcome === "refused" ? "warn" : "bad"), " ", clipJson(a.result)),
       ]),
       { testid: "audit", empty: "No admin action recorded." }),
     data.nextCursor ? link("Older →", "audit", { ...(actor ? { actor } : {}), ...(action ? { action } : {}), ...(outcome ? { outcome } : {}), cursor: data.nextCursor }) : null,
   ));
 };
 
-function short(v: unknown): string {
-  const s = v === null || v === undefined ? "" : JSON.stringify(v);
-  return s.length > 160 ? `${s.slice(0, 160)}…` : s;
-}
