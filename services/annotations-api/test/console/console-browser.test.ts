@@ -274,4 +274,20 @@ describe("the admin console in a real Chromium", () => {
     }
     expect(pageErrors).toEqual([]);
   });
+
+  it("filters the audit log by outcome, showing each refusal above with whose it was", async () => {
+    await go("audit");
+    const filter = page.getByTestId("audit-filter");
+    await filter.locator('select[name="outcome"]').selectOption("refused");
+    await filter.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/#\/audit\?outcome=refused$/);
+    const rows = page.locator('[data-testid="audit"] tbody tr');
+    // The view re-renders after the hash changed: wait until every row shown is a refusal.
+    await expect.poll(async () => ({ rows: await rows.count(), others: await rows.filter({ hasNotText: "refused" }).count() }), POLL).toEqual({ rows: expect.any(Number), others: 0 });
+    expect(await rows.count()).toBeGreaterThanOrEqual(2);
+    // The viewer's pause, and the cross-site form's CSRF failure with the operator's session.
+    await rows.filter({ hasText: "lane.pause" }).filter({ hasText: "viewer" }).filter({ hasText: "403 refused" }).first().waitFor();
+    await rows.filter({ hasText: "lane.pause" }).filter({ hasText: "admin" }).filter({ hasText: "CSRF" }).first().waitFor();
+    await shot("audit-refused");
+  });
 });
