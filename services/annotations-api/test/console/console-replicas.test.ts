@@ -22,7 +22,8 @@ describe("the console behind two API processes and a round-robin balancer, in Ch
     ctx = await createTestContext();
     await migrate(ctx.db, [annotationMigrations]);
     const env = { DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.elasticsearchUrl, TETHER_INDEX_PREFIX: ctx.indexPrefix, TETHER_SINK: "elasticsearch", TETHER_ADMIN_TOKEN: TOKEN };
-    apis.push(...(await Promise.all([spawnService("api", env), spawnService("api", env)])));
+    // Generous: two processes compile TypeScript at start on a machine that may be busy.
+    apis.push(...(await Promise.all([spawnService("api", env, { startTimeoutMs: 150_000 }), spawnService("api", env, { startTimeoutMs: 150_000 })])));
     lb = await startRoundRobinProxy(apis.map((a) => a.url));
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
