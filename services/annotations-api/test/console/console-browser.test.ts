@@ -9,12 +9,12 @@ import { sql } from "kysely";
 import { annotations } from "@tether/annotations";
 import { Drainer, DrainerHeartbeat, runMaintenance } from "@tether/core/internal";
 import { ADMIN_TOKEN, createApiContext, type ApiContext } from "../support/api-context.js";
-import { buildConsolePage, launchChromium, POLL, SCREENSHOTS } from "./browser.js";
+import { BROWSER_HOOK_TIMEOUT_MS, BROWSER_TEST_TIMEOUT_MS, buildConsolePage, launchChromium, POLL, SCREENSHOTS } from "./browser.js";
 
 const VIEWER_TOKEN = "viewer-token-for-the-browser";
 const XSS = "<img src=x onerror=alert(1)>";
 
-describe("the admin console in a real Chromium", () => {
+describe("the admin console in a real Chromium", { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   let ctx: ApiContext;
   let browser: Browser;
   let base: string;
@@ -37,11 +37,11 @@ describe("the admin console in a real Chromium", () => {
       void d.dismiss();
     });
     page.on("pageerror", (e) => pageErrors.push(e.message));
-  });
+  }, BROWSER_HOOK_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
     await ctx?.close();
-  });
+  }, BROWSER_HOOK_TIMEOUT_MS);
 
   const shot = (name: string, p: Page = page) => p.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   const go = async (hash: string, p: Page = page) => {
@@ -173,7 +173,7 @@ describe("the admin console in a real Chromium", () => {
     await go("verify");
     await page.getByTestId("verify-start").click();
     await page.getByTestId("confirm-ok").click();
-    await page.locator('[data-testid="verify-runs"] tr', { hasText: "done" }).waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid="verify-runs"] tr', { hasText: "done" }).waitFor();
     await page.getByTestId("verify-results").filter({ hasText: "missing" }).waitFor();
     await shot("verify");
   });

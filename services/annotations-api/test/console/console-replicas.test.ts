@@ -5,7 +5,7 @@ import { migrate } from "@tether/core";
 import { annotationMigrations } from "@tether/annotations";
 import { createTestContext, startRoundRobinProxy, UPSTREAM_HEADER, type RoundRobinProxy, type TestContext } from "@tether/testkit";
 import { spawnService, stopAll, type ServiceProcess } from "../../../../test/scenarios/support/processes.js";
-import { buildConsolePage, launchChromium, POLL } from "./browser.js";
+import { BROWSER_HOOK_TIMEOUT_MS, BROWSER_TEST_TIMEOUT_MS, buildConsolePage, launchChromium, POLL } from "./browser.js";
 
 const TOKEN = "replica-walk-operator-token";
 
@@ -22,20 +22,21 @@ describe("the console behind two API processes and a round-robin balancer, in Ch
     ctx = await createTestContext();
     await migrate(ctx.db, [annotationMigrations]);
     const env = { DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.elasticsearchUrl, TETHER_INDEX_PREFIX: ctx.indexPrefix, TETHER_SINK: "elasticsearch", TETHER_ADMIN_TOKEN: TOKEN };
-    // Generous: two processes compile TypeScript at start on a machine that may be busy.
-    apis.push(...(await Promise.all([spawnService("api", env, { startTimeoutMs: 150_000 }), spawnService("api", env, { startTimeoutMs: 150_000 })])));
+    // Each start awaits its "listening" line; the limit only guards against a hang.
+    const start = () => spawnService("api", env, { startTimeoutMs: BROWSER_HOOK_TIMEOUT_MS - 60_000 });
+    apis.push(...(await Promise.all([start(), start()])));
     lb = await startRoundRobinProxy(apis.map((a) => a.url));
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
     context.setDefaultTimeout(POLL.timeout);
     page = await context.newPage();
-  });
+  }, BROWSER_HOOK_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
     await lb?.close();
     await stopAll(apis);
     await ctx?.close();
-  });
+  }, BROWSER_HOOK_TIMEOUT_MS);
 
   /** The answer to the next `method path` request, and which replica gave it. */
   const answerTo = (method: string, path: string) =>
@@ -100,5 +101,5 @@ describe("the console behind two API processes and a round-robin balancer, in Ch
     // Each refusal of the logged-out cookie is audited with whose session it was.
     expect(audit.rows.filter((a) => a.action === "read").length).toBeGreaterThanOrEqual(4);
     for (const a of audit.rows.filter((x) => x.action === "read")) expect(a).toEqual({ actor: "admin", action: "read", status: 401 });
-  });
+  }, BROWSER_TEST_TIMEOUT_MS);
 });
