@@ -43,6 +43,21 @@ ALTER TABLE tether.audit_log ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE TABLE tether.console_session (
+    id_hash bytea NOT NULL,
+    actor text NOT NULL,
+    role text NOT NULL,
+    token_mac bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    revoked_at timestamp with time zone,
+    revoked_reason text,
+    CONSTRAINT console_session_revoked_reason_check CHECK ((revoked_reason = ANY (ARRAY['logout'::text, 'token_removed'::text]))),
+    CONSTRAINT console_session_revoked_with_reason CHECK (((revoked_at IS NULL) = (revoked_reason IS NULL))),
+    CONSTRAINT console_session_role_check CHECK ((role = ANY (ARRAY['viewer'::text, 'operator'::text])))
+);
+
 CREATE TABLE tether.dead_job (
     id bigint NOT NULL,
     job_id bigint NOT NULL,
@@ -226,6 +241,9 @@ ALTER TABLE tether.verify_run ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 ALTER TABLE ONLY tether.audit_log
     ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY tether.console_session
+    ADD CONSTRAINT console_session_pkey PRIMARY KEY (id_hash);
+
 ALTER TABLE ONLY tether.dead_job
     ADD CONSTRAINT dead_job_pkey PRIMARY KEY (id);
 
@@ -257,6 +275,8 @@ ALTER TABLE ONLY tether.verify_run
     ADD CONSTRAINT verify_run_pkey PRIMARY KEY (id);
 
 CREATE INDEX audit_log_at_idx ON tether.audit_log USING btree (at);
+
+CREATE INDEX console_session_expires_idx ON tether.console_session USING btree (expires_at);
 
 CREATE INDEX dead_job_reason_idx ON tether.dead_job USING btree (reason, dead_at);
 

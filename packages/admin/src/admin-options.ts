@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { WEB_DIST } from "./web-dist.js";
 import { ValidationError, type AlertThresholds, type Collection, type Sink } from "@tether/core";
 
 /** What a token may do: a viewer reads, an operator also acts. */
@@ -41,6 +42,8 @@ export interface AdminOptions {
   secureCookie?: boolean;
   /** Largest body of POST /reindex (an id list). Default 8 MiB. */
   reindexBodyLimitBytes?: number;
+  /** Folder of the built page (index.html and assets/). Default: the package's own web-dist/. */
+  webDist?: string;
   /** Called when a verify run started from the console ends (tests wait on it). */
   onVerifyRunEnd?: (runId: string) => void;
 }
@@ -89,6 +92,7 @@ export function resolveAdminOptions(o: AdminOptions): ResolvedAdminOptions {
     drainerStaleMs: positive("drainerStaleMs", o.drainerStaleMs ?? 90_000),
     secureCookie: o.secureCookie,
     reindexBodyLimitBytes: positive("reindexBodyLimitBytes", o.reindexBodyLimitBytes ?? 8 * 1024 * 1024),
+    webDist: o.webDist ?? WEB_DIST,
     onVerifyRunEnd: o.onVerifyRunEnd,
   };
 }

@@ -7,6 +7,7 @@ import { authenticate, digestTokens } from "./admin-auth.js";
 import type { AdminContext } from "./admin-context.js";
 import { resolveAdminOptions, type AdminOptions } from "./admin-options.js";
 import { adminValidatorCompiler } from "./admin-validator.js";
+import { ConsoleSessions } from "./console-sessions.js";
 import { auditHook } from "./audit-hook.js";
 import { auditRoutes } from "./routes/audit-routes.js";
 import { deadJobRoutes } from "./routes/dead-job-routes.js";
@@ -19,7 +20,6 @@ import { reindexRoutes } from "./routes/reindex-routes.js";
 import { sessionRoutes } from "./routes/session-routes.js";
 import { traceRoutes } from "./routes/trace-routes.js";
 import { verifyRoutes } from "./routes/verify-routes.js";
-import { SessionRegistry } from "./session-registry.js";
 import { VerifyRunner } from "./verify-runner.js";
 
 /**
@@ -45,7 +45,7 @@ export async function tetherAdmin(parent: FastifyInstance, opts: AdminOptions & 
   const options = resolveAdminOptions(opts);
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const tokens = digestTokens(options.tokens);
-  const sessions = new SessionRegistry(options.sessionTtlMs);
+  const sessions = new ConsoleSessions(options.db, tokens, options.sessionTtlMs);
   const verifyRunner = new VerifyRunner(options);
   const ctx: AdminContext = { options, verifyRunner };
   const prefix = app.prefix || "/";
@@ -61,7 +61,7 @@ export async function tetherAdmin(parent: FastifyInstance, opts: AdminOptions & 
           version: "1",
           description:
             "Every route answers JSON and needs `Authorization: Bearer <token>` (or the console's session cookie plus the x-csrf-token header on mutating requests). " +
-            "Viewer tokens read; operator tokens also act (403 otherwise). Every action is recorded in the audit log. Lists are filterable and paginated by cursor.",
+            "Viewer tokens read; operator tokens also act (403 otherwise). Every action, and every refusal that knows whose it was, is recorded in the audit log. Lists are filterable and paginated by cursor.",
         },
         components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
         security: [{ bearer: [] }],
@@ -84,7 +84,7 @@ export async function tetherAdmin(parent: FastifyInstance, opts: AdminOptions & 
   app.addHook("onClose", async () => verifyRunner.close());
 
   app.get("/openapi.json", { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
-  await pageRoutes(app);
+  await pageRoutes(app, options.webDist);
   await sessionRoutes(app, ctx, { tokens, sessions, cookiePath: prefix });
   await overviewRoutes(app, ctx);
   await laneRoutes(app, ctx);

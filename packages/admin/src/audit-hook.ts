@@ -13,6 +13,7 @@ function paramsOf(request: FastifyRequest): Record<string, unknown> {
   for (const [k, v] of Object.entries(body)) {
     out[k] = Array.isArray(v) && v.length > MAX_LIST ? { first: v.slice(0, MAX_LIST), count: v.length } : v;
   }
+  if (request.adminAudit?.route) out.route = request.adminAudit.route;
   return out;
 }
 
@@ -27,19 +28,19 @@ function resultOf(payload: unknown): unknown {
 }
 
 /**
- * Records every request to a route with an `action` (see FastifyContextConfig) that reached an
- * identity: done, refused (403) or failed, with its parameters and answer.
+ * Records the audit row the authentication hook decided on (see `AuditIntent`): every request to
+ * an audited route, done, refused or failed, and every refusal that knows whose it was, with its
+ * parameters and answer.
  */
 export function auditHook(db: Kysely<any>, logger: AdminLogger | undefined) {
   return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
-    const action = request.routeOptions.config.action;
-    const who = request.adminIdentity;
-    if (!action || !who) return payload;
+    const intent = request.adminAudit;
+    if (!intent) return payload;
     try {
-      await insertAudit(db, { actor: who.name, role: who.role, action, params: paramsOf(request), status: reply.statusCode, result: resultOf(payload) });
+      await insertAudit(db, { actor: intent.actor, role: intent.role, action: intent.action, params: paramsOf(request), status: reply.statusCode, result: resultOf(payload) });
     } catch (err) {
       // The action already happened: answer it, and say loudly that its record is missing.
-      logger?.error({ action, actor: who.name, err: err instanceof Error ? err.message : String(err) }, "could not write the audit log");
+      logger?.error({ action: intent.action, actor: intent.actor, err: err instanceof Error ? err.message : String(err) }, "could not write the audit log");
     }
     return payload;
   };

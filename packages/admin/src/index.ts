@@ -5,12 +5,13 @@
  *
  * Terminology
  * - token: a named secret with a role; `viewer` reads, `operator` also acts.
- * - session: the browser's login, an HttpOnly SameSite=Strict cookie plus a CSRF token.
- * - action: a mutating route; operator only, recorded in tether.audit_log.
+ * - session: the browser's login, an HttpOnly SameSite=Strict cookie plus a CSRF token, kept in
+ *   Postgres (tether.console_session) so every replica of the API serves it.
+ * - action: a mutating route; operator only, recorded in tether.audit_log (refusals too).
  * - trace: one entity's versions on both sides, its jobs and its recent events.
  */
 export { tetherAdmin, CONTENT_SECURITY_POLICY } from "./admin-plugin.js";
 export { parseAdminTokens, resolveAdminOptions, type AdminOptions, type AdminRole, type AdminToken, type AdminLogger } from "./admin-options.js";
 export { CSRF_HEADER, SESSION_COOKIE, type AdminIdentity } from "./admin-auth.js";
 export { traceEntity, type EntityTrace, type TraceVerdict } from "./entity-trace.js";
-export { WEB_DIST } from "./routes/page-routes.js";
+export { WEB_DIST } from "./web-dist.js";

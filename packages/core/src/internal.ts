@@ -29,6 +29,7 @@ export * from "./verify/verification-matrix.js";
 export * from "./verify/verify-collection.js";
 export * from "./ops/alerts.js";
 export * from "./ops/dead-jobs.js";
+export * from "./ops/lane-name.js";
 export * from "./ops/maintenance.js";
 export * from "./ops/metrics.js";
 export * from "./ops/queue-read-model.js";
@@ -42,6 +43,7 @@ export { latestQueueSample, liveQueueAboveSince } from "./store/queue-sample-sto
 export type { QueueSample } from "./store/queue-sample-store.js";
 export { databaseNow, pingDatabase } from "./store/session-store.js";
 export * from "./store/audit-log-store.js";
+export * from "./store/console-session-store.js";
 export * from "./store/dead-job-admin-store.js";
 export * from "./store/drainer-heartbeat-store.js";
 export * from "./store/entity-event-store.js";

@@ -9,6 +9,7 @@ export * from "./services/postgres-service.js";
 export * from "./services/services-state.js";
 export * from "./fault-proxy.js";
 export * from "./pg-proxy.js";
+export * from "./round-robin-proxy.js";
 export * from "./annotation-audit.js";
 export * from "./scenario-load.js";
 export * from "./scratch-database.js";

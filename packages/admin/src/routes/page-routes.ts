@@ -1,11 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { extname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { extname, join } from "node:path";
 import { Type } from "typebox";
+import { sendErrorBody } from "@tether/service-kit";
 import type { AdminApp } from "../admin-context.js";
-
-/** Where `vite build` puts the page (web-dist/ beside src/ and dist/). */
-export const WEB_DIST = fileURLToPath(new URL("../../web-dist/", import.meta.url));
 
 const TYPES: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
@@ -17,26 +14,31 @@ const TYPES: Record<string, string> = {
 };
 
 /** The built files, read once: a handful of small hashed assets. */
-function loadAssets(): Map<string, { body: Buffer; type: string }> {
-  const dir = `${WEB_DIST}assets/`;
+function loadAssets(webDist: string): Map<string, { body: Buffer; type: string }> {
+  const dir = join(webDist, "assets");
   const out = new Map<string, { body: Buffer; type: string }>();
   if (!existsSync(dir)) return out;
-  for (const name of readdirSync(dir)) out.set(name, { body: readFileSync(dir + name), type: TYPES[extname(name)] ?? "application/octet-stream" });
+  for (const name of readdirSync(dir)) out.set(name, { body: readFileSync(join(dir, name)), type: TYPES[extname(name)] ?? "application/octet-stream" });
   return out;
 }
 
 /** The console page and its hashed assets. Public: they hold no data; every read needs a session. */
-export async function pageRoutes(app: AdminApp): Promise<void> {
-  const indexFile = `${WEB_DIST}index.html`;
+export async function pageRoutes(app: AdminApp, webDist: string): Promise<void> {
+  const indexFile = join(webDist, "index.html");
   const html = existsSync(indexFile) ? readFileSync(indexFile, "utf8") : undefined;
-  const assets = loadAssets();
+  const assets = loadAssets(webDist);
 
   app.get("/", { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
     // Relative asset URLs need the trailing slash.
     const path = request.url.split("?")[0]!;
     if (!path.endsWith("/")) return reply.redirect(`${path}/`, 301);
     if (!html) {
-      return reply.status(503).type("text/plain").send("The console's page is not built: run `pnpm --filter @tether/admin build:web` (the JSON API works without it).");
+      // The one error contract, like every other answer of the plugin: a client (or a health
+      // probe) reads the same JSON whatever went wrong.
+      return sendErrorBody(reply, 503, {
+        error: "service_unavailable",
+        message: "the console's page is not built: run `scripts/bootstrap` or `pnpm --filter @tether/admin build:web` (the JSON API works without it)",
+      });
     }
     return reply.type("text/html; charset=utf-8").header("cache-control", "no-store").send(html);
   });

@@ -1,8 +1,8 @@
 import { Type } from "typebox";
 import { insertAudit } from "@tether/core/internal";
 import type { AdminApp, AdminContext } from "../admin-context.js";
-import { CSRF_HEADER, matchToken, SESSION_COOKIE, type digestTokens } from "../admin-auth.js";
-import type { SessionRegistry } from "../session-registry.js";
+import { CSRF_HEADER, matchToken, SESSION_COOKIE } from "../admin-auth.js";
+import type { ConsoleSessions, TokenDigest } from "../console-sessions.js";
 import { authErrors, ErrorBody } from "../schemas/common-schemas.js";
 
 export const SessionSchema = Type.Object({
@@ -11,13 +11,16 @@ export const SessionSchema = Type.Object({
 });
 
 export interface SessionDeps {
-  tokens: ReturnType<typeof digestTokens>;
-  sessions: SessionRegistry;
+  tokens: readonly TokenDigest[];
+  sessions: ConsoleSessions;
   /** Cookie path: where the plugin is mounted. */
   cookiePath: string;
 }
 
-/** Browser login: a token once, then an HttpOnly SameSite=Strict cookie and a CSRF token. */
+/**
+ * Browser login: a token once, then an HttpOnly SameSite=Strict cookie and a CSRF token. The
+ * session lives in Postgres: any replica of the API serves it, and logging out ends it on all.
+ */
 export async function sessionRoutes(app: AdminApp, ctx: AdminContext, deps: SessionDeps): Promise<void> {
   const { db, secureCookie, sessionTtlMs } = ctx.options;
 
@@ -35,30 +38,31 @@ export async function sessionRoutes(app: AdminApp, ctx: AdminContext, deps: Sess
       await insertAudit(db, { actor: "unknown", role: "none", action: "session.login", params: {}, status: 401, result: { error: "unauthorized" } });
       return reply.status(401).send({ error: "unauthorized", message: "unknown token" });
     }
-    const { id, session } = deps.sessions.create(who.name, who.role);
+    const { cookie, session } = await deps.sessions.create(who);
     await insertAudit(db, { actor: who.name, role: who.role, action: "session.login", params: {}, status: 200, result: null });
-    reply.setCookie(SESSION_COOKIE, id, {
+    reply.setCookie(SESSION_COOKIE, cookie, {
       path: deps.cookiePath,
       httpOnly: true,
       sameSite: "strict",
       secure: secureCookie ?? request.protocol === "https",
       maxAge: Math.floor(sessionTtlMs / 1000),
     });
-    return { name: session.name, role: session.role, csrfToken: session.csrfToken };
+    return session;
   });
 
   app.get("/session", {
     schema: { summary: "Who this session is, and its CSRF token (for a reloaded page)", tags: ["session"], response: { 200: SessionSchema, ...authErrors } },
   }, async (request) => {
-    const s = deps.sessions.get(request.cookies[SESSION_COOKIE]);
+    const s = request.adminSession?.session;
     if (!s) return { name: request.adminIdentity!.name, role: request.adminIdentity!.role, csrfToken: "" };
-    return { name: s.name, role: s.role, csrfToken: s.csrfToken };
+    return s;
   });
 
   app.delete("/session", {
-    schema: { summary: "Log out", tags: ["session"], response: { 204: Type.Null(), ...authErrors } },
+    config: { audit: "session.logout" },
+    schema: { summary: "Log out: the session ends on every replica", tags: ["session"], response: { 204: Type.Null(), ...authErrors } },
   }, async (request, reply) => {
-    deps.sessions.delete(request.cookies[SESSION_COOKIE]);
+    if (request.adminSession) await deps.sessions.revoke(request.adminSession.cookie);
     reply.clearCookie(SESSION_COOKIE, { path: deps.cookiePath });
     return reply.status(204).send(null);
   });

@@ -17,6 +17,8 @@ export interface AdminTestApp extends TestContext {
   writer: Writer;
   /** Every log line the app wrote. */
   logs: string[];
+  /** Another app with the admin plugin on this database (a second replica); closed with this one. */
+  replica(overrides?: Partial<AdminOptions>): Promise<FastifyInstance>;
   /** Verify runs that ended, by id. */
   verifyRunEnded(id: string): Promise<void>;
   /** Inserts an annotation through the write path (its job is due after `graceMs`, default 0). */
@@ -36,27 +38,37 @@ export async function createAdminTestApp(overrides: Partial<AdminOptions> = {}):
   const logger = pino({ level: "debug" }, new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } }));
   const ended = new Map<string, () => void>();
   const endedIds = new Set<string>();
-  const app = Fastify({ loggerInstance: logger, ajv: { customOptions: { removeAdditional: false, coerceTypes: false } } }) as unknown as FastifyInstance;
-  await app.register(tetherAdmin, {
-    prefix: "/admin",
-    db: ctx.db,
-    sink: ctx.sink,
-    collections: [annotations],
-    tokens: [OPERATOR, VIEWER],
-    logger,
-    onVerifyRunEnd: (id) => {
-      endedIds.add(id);
-      ended.get(id)?.();
-    },
-    ...overrides,
-  });
-  await app.ready();
+  const build = async (o: Partial<AdminOptions>) => {
+    const app = Fastify({ loggerInstance: logger, ajv: { customOptions: { removeAdditional: false, coerceTypes: false } } }) as unknown as FastifyInstance;
+    await app.register(tetherAdmin, {
+      prefix: "/admin",
+      db: ctx.db,
+      sink: ctx.sink,
+      collections: [annotations],
+      tokens: [OPERATOR, VIEWER],
+      logger,
+      onVerifyRunEnd: (id) => {
+        endedIds.add(id);
+        ended.get(id)?.();
+      },
+      ...o,
+    });
+    await app.ready();
+    return app;
+  };
+  const app = await build(overrides);
+  const replicas: FastifyInstance[] = [];
   const writer = createWriter({ sink: ctx.sink, graceMs: 0, directSyncTimeoutMs: 10_000 });
   return {
     ...ctx,
     app,
     writer,
     logs,
+    async replica(o = {}) {
+      const r = await build({ ...overrides, ...o });
+      replicas.push(r);
+      return r;
+    },
     verifyRunEnded: (id) => (endedIds.has(id) ? Promise.resolve() : new Promise((resolve) => ended.set(id, resolve))),
     async annotate(v, opts = {}) {
       const r = await writer.createWithJob<{ id: string }>(ctx.db, annotations, { userid: v.user, groupid: v.group ?? "__world__", target_uri: "https://example.com", text: v.text ?? "hello" }, { directSync: opts.directSync ?? true });
@@ -67,6 +79,7 @@ export async function createAdminTestApp(overrides: Partial<AdminOptions> = {}):
       return Number(r.rows[0]!.n);
     },
     async close() {
+      await Promise.all(replicas.map((r) => r.close()));
       await app.close();
       await ctx.close();
     },

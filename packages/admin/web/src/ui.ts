@@ -1,5 +1,5 @@
 import { ApiError, type Session } from "./api.js";
-import { h } from "./dom.js";
+import { h, num } from "./dom.js";
 import type { CollectionInfo } from "./types.js";
 
 /** What every view gets. */
@@ -59,6 +59,29 @@ export function link(label: string, view: string, params: Record<string, string>
   const q = new URLSearchParams(params).toString();
   return h("a", { href: `#/${view}${q ? `?${q}` : ""}`, ...attrs }, label);
 }
+
+/** Characters of a long value shown in a table before "show all". */
+export const CLIP_CHARS = 160;
+
+/**
+ * A value that may be long (a last error quoting a document, kwargs, a column of a row): short
+ * ones as they are; long ones cut to their head with the whole value one click away, in a
+ * scroll box of bounded height, so one 10 kB error cannot stretch a table or the page. A plain
+ * <details>: no script, and the value is text, never HTML.
+ */
+export function clip(value: string | null | undefined, opts: { max?: number; className?: string } = {}): HTMLElement | string {
+  if (value === null || value === undefined || value === "") return "";
+  const max = opts.max ?? CLIP_CHARS;
+  const cls = opts.className ?? "cell-value";
+  if (value.length <= max) return h("span", { class: cls }, value);
+  return h("details", { class: `clip ${cls}` },
+    h("summary", {}, h("span", { class: "clip-head" }, `${value.slice(0, max)}…`), " ", h("span", { class: "clip-more" }, `show all ${num(value.length)} characters`), h("span", { class: "clip-less" }, "hide")),
+    h("pre", { class: "clip-full", "data-testid": "clip-full" }, value),
+  );
+}
+
+/** A JSON value in a table cell, clipped like any long value. */
+export const clipJson = (v: unknown, opts: { max?: number } = {}) => clip(v === null || v === undefined ? "" : JSON.stringify(v), { ...opts, className: "small mono" });
 
 /** Pretty JSON as text (never HTML). */
 export function json(v: unknown): HTMLElement {

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { pauseName, resumeName } from "@tether/core/internal";
+import { pauseName, resolveLaneName, resumeName, UnknownLaneError, ValidationError } from "@tether/core/internal";
 import type { CliContext } from "../cli-context.js";
 import { UsageError } from "../cli-errors.js";
 import { output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
@@ -9,21 +9,15 @@ interface PauseOptions extends CommonOptions {
   force?: boolean;
 }
 
-/**
- * The job name of a lane given as a job name (`sync_annotation`) or a collection name
- * (`annotation`). A name no configured collection handles is refused unless `force`: a typo
- * would otherwise pause nothing and report success.
- */
+/** The lane's job name by the one rule core defines; a usage error (exit 2) when unknown. */
 function laneName(ctx: CliContext, raw: string, force: boolean | undefined): string {
-  const name = raw.trim();
-  if (name.length === 0 || name.length > 200) throw new UsageError("the lane name must be 1..200 characters");
-  const byJob = ctx.collections.find((c) => c.jobName === name);
-  if (byJob) return byJob.jobName;
-  const byCollection = ctx.collections.find((c) => c.name === name);
-  if (byCollection) return byCollection.jobName;
-  if (force) return name;
-  const known = ctx.collections.map((c) => `${c.jobName} (${c.name})`).join(", ");
-  throw new UsageError(`unknown lane "${name}"; configured: ${known} (--force to pause another job name)`);
+  try {
+    return resolveLaneName(ctx.collections, raw, { force: force === true });
+  } catch (err) {
+    if (err instanceof UnknownLaneError) throw new UsageError(`${err.message} (--force to pause another job name)`);
+    if (err instanceof ValidationError) throw new UsageError("the lane name must be 1..200 characters");
+    throw err;
+  }
 }
 
 /**

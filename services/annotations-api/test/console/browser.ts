@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
@@ -9,9 +9,33 @@ const repo = fileURLToPath(new URL("../../../../", import.meta.url));
 /** Where the page screenshots go (under the ignored .cache/, kept as test artifacts). */
 export const SCREENSHOTS = join(repo, ".cache", "screenshots");
 
-/** Builds the console page into packages/admin/web-dist (`pnpm --filter @tether/admin build:web`). */
+/**
+ * How long a polled assertion (`expect.poll`) keeps trying: generous, because a loaded machine
+ * may take seconds to re-render; a passing assertion returns at its first success.
+ */
+export const POLL = { timeout: 120_000, interval: 100 };
+
+/**
+ * Hang guards of the browser tests, not expectations: each step awaits its own signal (a log
+ * line, a response, a locator), and on a machine loaded many times over a step may take minutes.
+ */
+export const BROWSER_HOOK_TIMEOUT_MS = 600_000;
+export const BROWSER_TEST_TIMEOUT_MS = 300_000;
+
+const newestMtime = (path: string): number =>
+  statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name)))) : statSync(path).mtimeMs;
+
+/**
+ * Builds the console page into packages/admin/web-dist (`pnpm --filter @tether/admin build:web`)
+ * unless the built page is newer than its sources (scripts/bootstrap built it): a build costs
+ * seconds of CPU that a busy machine needs for the tests themselves.
+ */
 export function buildConsolePage(): void {
-  execFileSync(process.execPath, [join(repo, "packages", "admin", "scripts", "build-web.mjs")], { stdio: ["ignore", "ignore", "inherit"] });
+  const admin = join(repo, "packages", "admin");
+  const built = join(admin, "web-dist", "index.html");
+  const sources = Math.max(newestMtime(join(admin, "web")), newestMtime(join(admin, "src", "routes")), newestMtime(join(admin, "vite.config.ts")), newestMtime(join(admin, "scripts", "build-web.mjs")));
+  if (existsSync(built) && statSync(built).mtimeMs > sources) return;
+  execFileSync(process.execPath, [join(admin, "scripts", "build-web.mjs")], { stdio: ["ignore", "ignore", "inherit"] });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { api, qs } from "../api.js";
 import { confirmAction } from "../confirm-dialog.js";
 import { h, num, table, when } from "../dom.js";
-import { actionButton, badge, field, formValues, link, section, select, traceLink, type View, type ViewContext } from "../ui.js";
+import { actionButton, badge, clip, clipJson, field, formValues, link, section, select, traceLink, type View, type ViewContext } from "../ui.js";
 import type { DeadJob, Paged } from "../types.js";
 
 export const deadJobsView: View = async (main, ctx) => {
@@ -24,7 +24,7 @@ export const deadJobsView: View = async (main, ctx) => {
   const rows = data.items.map((d) => {
     const box = h("input", { type: "checkbox", "aria-label": `select dead job ${d.id}` });
     boxes.set(d.id, box);
-    return [box, d.id, d.name, traceLink(ctx, d.name, d.entityId), badge(d.reason, d.reason === "parked" ? "bad" : "warn"), num(d.attempts), h("span", { class: "error-text" }, d.lastError ?? ""), d.tag, when(d.deadAt)];
+    return [box, d.id, d.name, traceLink(ctx, d.name, d.entityId), badge(d.reason, d.reason === "parked" ? "bad" : "warn"), num(d.attempts), clip(d.lastError, { className: "error-text" }), clipJson(d.kwargs, { max: 60 }), d.tag, when(d.deadAt)];
   });
   const act = (verb: "retry" | "discard", all: boolean) => async () => {
     const ids = selected();
@@ -40,7 +40,7 @@ export const deadJobsView: View = async (main, ctx) => {
     "Parked and expired jobs",
     form,
     toolbar(ctx, act),
-    table(["", "id", "lane", "entity", "reason", "attempts", "last error", "tag", "dead since"], rows, { testid: "dead-jobs", empty: "No parked or expired job." }),
+    table(["", "id", "lane", "entity", "reason", "attempts", "last error", "kwargs", "tag", "dead since"], rows, { testid: "dead-jobs", empty: "No parked or expired job." }),
     data.nextCursor ? link("Next page →", "dead", { ...filter, cursor: data.nextCursor }) : null,
   ));
 };

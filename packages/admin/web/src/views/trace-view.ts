@@ -1,7 +1,7 @@
 import { api } from "../api.js";
 import { confirmAction } from "../confirm-dialog.js";
 import { append, h, num, table, when } from "../dom.js";
-import { actionButton, badge, field, section, select, type View } from "../ui.js";
+import { actionButton, badge, clip, field, section, select, type View } from "../ui.js";
 import type { Trace } from "../types.js";
 
 const GOOD = new Set(["in_sync", "deleted_in_sync", "absent"]);
@@ -36,24 +36,24 @@ export const traceView: View = async (main, ctx) => {
       section("Postgres",
         h("dl", {}, h("dt", {}, "row"), h("dd", {}, pg.exists ? (pg.deleted ? badge("deleted", "warn") : badge("live", "ok")) : badge("no row", "muted")),
           h("dt", {}, "version"), h("dd", {}, num(pg.version))),
-        pg.row ? table(["column", "value"], Object.entries(pg.row).map(([k, v]) => [k, h("span", { class: "cell-value" }, typeof v === "string" ? v : JSON.stringify(v))]), { testid: "trace-row" }) : null,
+        pg.row ? table(["column", "value"], Object.entries(pg.row).map(([k, v]) => [k, clip(typeof v === "string" ? v : JSON.stringify(v), { max: 300 })]), { testid: "trace-row" }) : null,
       ),
       section("Elasticsearch",
         h("dl", {},
           h("dt", {}, "document"), h("dd", {}, !ds.reachable ? badge("unreachable", "bad") : ds.exists ? (ds.deleted ? badge("tombstone", "warn") : badge("present", "ok")) : badge("absent", t.verdict === "missing" ? "bad" : "muted")),
           h("dt", {}, "version"), h("dd", {}, num(ds.version)),
           h("dt", {}, "content matches the row"), h("dd", {}, ds.contentMatches === null ? "–" : ds.contentMatches ? badge("yes", "ok") : badge("no", "bad")),
-          ds.error ? h("dt", {}, "error") : null, ds.error ? h("dd", { class: "error-text" }, ds.error) : null,
+          ds.error ? h("dt", {}, "error") : null, ds.error ? h("dd", {}, clip(ds.error, { className: "error-text" })) : null,
         ),
       ),
     ),
     section("Pending jobs", table(["id", "tag", "priority", "state", "attempts", "last error", "scheduled"],
-      t.pendingJobs.map((j) => [j.id, j.tag, num(j.priority), j.state, num(j.attempts), h("span", { class: "error-text" }, j.lastError ?? ""), when(j.scheduledAt)]),
+      t.pendingJobs.map((j) => [j.id, j.tag, num(j.priority), j.state, num(j.attempts), clip(j.lastError, { className: "error-text" }), when(j.scheduledAt)]),
       { testid: "trace-jobs", empty: "No job pending." })),
     t.deadJobs.length ? section("Dead jobs", table(["id", "reason", "attempts", "last error", "dead since"],
-      t.deadJobs.map((d) => [d.id, d.reason, num(d.attempts), h("span", { class: "error-text" }, d.lastError ?? ""), when(d.deadAt)]))) : null,
+      t.deadJobs.map((d) => [d.id, d.reason, num(d.attempts), clip(d.lastError, { className: "error-text" }), when(d.deadAt)]))) : null,
     section("History", table(["when", "event", "tag", "priority", "job", "detail"],
-      t.events.map((e) => [when(e.at), badge(e.kind, e.kind === "parked" || e.kind === "expired" ? "bad" : e.kind === "enqueued" ? "muted" : "ok"), e.tag ?? "", num(e.priority), e.jobId ?? "", e.detail ?? ""]),
+      t.events.map((e) => [when(e.at), badge(e.kind, e.kind === "parked" || e.kind === "expired" ? "bad" : e.kind === "enqueued" ? "muted" : "ok"), e.tag ?? "", num(e.priority), e.jobId ?? "", clip(e.detail)]),
       { testid: "trace-events", empty: "No recorded event." })),
   ]);
 };
