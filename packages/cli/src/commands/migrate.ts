@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { checkConfigSchema, migrate } from "@tether/core";
+import { checkConfigSchema, migrate, raiseVersionFloor } from "@tether/core";
 import { output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 
 /** `tether migrate`: applies tether's schema and the configured application migrations. */
@@ -12,6 +12,9 @@ export function registerMigrate(program: Command): void {
           const applied = await migrate(ctx.db, ctx.migrations);
           // The application's tables exist only now: check the config against them.
           await checkConfigSchema(ctx.db, ctx.config);
+          // Versions written before tether (or before its version sequence) stay below every
+          // version handed out from now on: a re-inserted id can never land on an old one.
+          for (const c of ctx.collections) await raiseVersionFloor(ctx.db, c);
           return applied;
         },
         { checkSchema: false, tetherSchema: false },
