@@ -32,6 +32,8 @@ const perSink = [
   "test/verify/verify-cli.test.ts",
   "test/verify/verify-deep.test.ts",
   "test/rebuild/rebuild.test.ts",
+  "test/capture/re-insert-histories.test.ts",
+  "test/engine/leapfrog-durability.test.ts",
 ];
 const openSearchOnly = ["packages/opensearch/test/**/*.test.ts"];
 

@@ -1,6 +1,20 @@
 
 CREATE SCHEMA tether;
 
+CREATE FUNCTION tether.next_version(above bigint DEFAULT 0) RETURNS bigint
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+  v bigint := nextval('tether.version_seq');
+BEGIN
+  IF above IS NOT NULL AND v <= above THEN
+    v := above + 1;
+    -- setval is not undone by a rollback either: the value stays burnt.
+    PERFORM setval('tether.version_seq', v) WHERE v > (SELECT last_value FROM tether.version_seq);
+  END IF;
+  RETURN v;
+END $$;
+
 CREATE FUNCTION tether.record_job_dead() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -237,6 +251,13 @@ ALTER TABLE tether.verify_run ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+
+CREATE SEQUENCE tether.version_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
 
 ALTER TABLE ONLY tether.audit_log
     ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);

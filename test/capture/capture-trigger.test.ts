@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { captureStatus, createWriter, defineCollection, disableCapture, Drainer, enableCapture } from "@tether/core";
+import { captureStatus, createWriter, defineCollection, disableCapture, Drainer, enableCapture, nextVersion } from "@tether/core";
 import { createWidgetContext, widgets, type WidgetContext, type WidgetRow } from "../support/widgets.js";
 
 /** A clock past every captured job's grace period (60 s by default). */
@@ -22,6 +22,8 @@ describe("the capture trigger", () => {
   });
 
   const version = async (id: string) => Number((await sql<{ version: string }>`SELECT version FROM widget WHERE id = ${id}`.execute(ctx.db)).rows[0]!.version);
+  /** The last version the sequence handed out: a change that takes one version takes this + 1. */
+  const lastHandedOut = async () => Number((await sql<{ v: string }>`SELECT last_value::text AS v FROM tether.version_seq`.execute(ctx.db)).rows[0]!.v);
   const jobs = async () =>
     (await sql<{ tag: string; priority: number; id: string; version: string | null; due_in: number }>`
       SELECT tag, priority, kwargs->>'id' AS id, kwargs->>'version' AS version,
@@ -49,13 +51,15 @@ describe("the capture trigger", () => {
   it("brings an UPDATE from plain SQL to Elasticsearch through the drainer", async () => {
     const [id] = await ctx.insertRaw(1);
     await drainAll();
+    const before = await version(id!);
     await sql`UPDATE widget SET title = 'edited by psql' WHERE id = ${id}`.execute(ctx.db);
-    expect(await version(id!)).toBe(2);
+    const after = await version(id!);
+    expect(after).toBeGreaterThan(before);
     expect((await jobs()).map((j) => [j.id, j.tag])).toEqual([[id, "capture"]]);
     const drained = await drainAll();
     expect(drained.repaired).toBe(1);
     const states = await ctx.sink.fetchStates(widgets.index, [id!]);
-    expect(states.get(id!)).toEqual({ version: 2, deleted: false });
+    expect(states.get(id!)).toEqual({ version: after, deleted: false });
     const doc = await fetch(new URL(`/${ctx.indexPrefix}${widgets.index}/_doc/${id}`, ctx.elasticsearchUrl)).then((r) => r.json() as Promise<{ _source: { title: string } }>);
     expect(doc._source.title).toBe("edited by psql");
   });
@@ -65,62 +69,70 @@ describe("the capture trigger", () => {
     await drainAll();
     const late = async (id: string) =>
       (await ctx.sink.write(widgets.index, [{ kind: "index", id, version: 1, document: { owner: "raw", title: "late", body: null } }]))[0]!;
+    const hardBefore = await version(hard!);
     await sql`UPDATE widget SET deleted_at = now() WHERE id = ${soft}`.execute(ctx.db);
+    const softVersion = await version(soft!);
     await sql`DELETE FROM widget WHERE id = ${hard}`.execute(ctx.db);
     const js = await jobs();
-    expect(js.find((j) => j.id === hard)?.version).toBe("2");
+    const tombstone = Number(js.find((j) => j.id === hard)?.version);
+    expect(tombstone).toBeGreaterThan(hardBefore);
     const drained = await drainAll();
     expect(drained.deleted_downstream).toBe(2);
     const states = await ctx.sink.fetchStates(widgets.index, [soft!, hard!]);
-    expect(states.get(soft!)).toEqual({ version: 2, deleted: true });
+    expect(states.get(soft!)).toEqual({ version: softVersion, deleted: true });
     // The hard delete leaves a tombstone at the job's version too (kept until the retention purge).
-    expect(states.get(hard!)).toEqual({ version: 2, deleted: true });
+    expect(states.get(hard!)).toEqual({ version: tombstone, deleted: true });
     // A late write of the old version (a delayed direct sync) is refused, not resurrected.
     expect((await late(soft!)).status).toBe("conflict");
     expect((await late(hard!)).status).toBe("conflict");
-    expect((await ctx.sink.fetchStates(widgets.index, [soft!])).get(soft!)).toEqual({ version: 2, deleted: true });
+    expect((await ctx.sink.fetchStates(widgets.index, [soft!])).get(soft!)).toEqual({ version: softVersion, deleted: true });
   });
 
-  it("bumps a statement that bumps the version itself only once, and never lowers it", async () => {
+  it("gives a statement that sets the version itself exactly one new version from the sequence, never its own nor a lowered one", async () => {
     const [id] = await ctx.insertRaw(1);
+    let before = await lastHandedOut();
     await sql`UPDATE widget SET title = 'x', version = version + 1 WHERE id = ${id}`.execute(ctx.db);
-    expect(await version(id!)).toBe(2);
+    expect(await version(id!)).toBe(before + 1);
+    before = await lastHandedOut();
     await sql`UPDATE widget SET title = 'y', version = 1 WHERE id = ${id}`.execute(ctx.db);
-    expect(await version(id!)).toBe(3);
+    expect(await version(id!)).toBe(before + 1);
     // An UPDATE that changes nothing is not a change.
     await sql`UPDATE widget SET title = title WHERE id = ${id}`.execute(ctx.db);
-    expect(await version(id!)).toBe(3);
+    expect(await version(id!)).toBe(before + 1);
     expect((await jobs()).length).toBe(3);
   });
 
   it("gives exactly one bump and one job per change, whether it came through the writer or not", async () => {
     const writer = createWriter({});
     const jobsOf = async (id: string) => (await jobs()).filter((j) => j.id === id).map((j) => j.tag);
+    // Each change takes exactly the versions it should from the sequence: one, or two for two changes.
+    let before = await lastHandedOut();
     const created = await writer.createWithJob(ctx.db, widgets, { owner: "w", title: "by the writer" });
     const id = created.changes[0]!.id;
-    expect(await version(id)).toBe(1);
+    expect(await version(id)).toBe(before + 1);
     expect(await jobsOf(id)).toEqual(["live"]);
     await writer.updateWithJob(ctx.db, widgets, id, { title: "edited by the writer" });
-    expect(await version(id)).toBe(2);
+    expect(await version(id)).toBe(before + 2);
     expect(await jobsOf(id)).toEqual(["live", "live"]);
     await sql`UPDATE widget SET title = 'edited by psql' WHERE id = ${id}`.execute(ctx.db);
-    expect(await version(id)).toBe(3);
+    expect(await version(id)).toBe(before + 3);
     expect(await jobsOf(id)).toEqual(["live", "live", "capture"]);
     // In the caller's transaction: the writer's statement is the writer's, a plain one after it is captured.
     await ctx.db.transaction().execute(async (trx) => {
       await writer.updateWithJob(trx, widgets, id, { title: "writer, caller's transaction" });
       await sql`UPDATE widget SET body = 'plain, same transaction' WHERE id = ${id}`.execute(trx);
     });
-    expect(await version(id)).toBe(5);
+    expect(await version(id)).toBe(before + 5);
     expect(await jobsOf(id)).toEqual(["live", "live", "capture", "live", "capture"]);
-    // writeWithJobs: the function's statements bump themselves, the writer enqueues once.
+    // writeWithJobs: the function's statements bump themselves (nextVersion), the writer enqueues once.
+    before = await lastHandedOut();
     await writer.writeWithJobs(ctx.db, widgets, async (trx) => {
-      const rows = await trx.updateTable("widget").set({ title: "own statement", version: sql`version + 1` }).where("id", "=", id).returningAll().execute();
+      const rows = await trx.updateTable("widget").set({ title: "own statement", version: nextVersion("version") }).where("id", "=", id).returningAll().execute();
       return rows.map((row) => ({ id: String(row.id), row: row as never }));
     });
-    expect(await version(id)).toBe(6);
+    expect(await version(id)).toBe(before + 1);
     await writer.deleteWithJob(ctx.db, widgets, id);
-    expect(await version(id)).toBe(7);
+    expect(await version(id)).toBe(before + 2);
     expect(await jobsOf(id)).toEqual(["live", "live", "capture", "live", "capture", "live", "live"]);
   });
 
@@ -131,17 +143,20 @@ describe("the capture trigger", () => {
     for (const title of ["a", "b", "c"]) ids.push((await writer.createWithJob(ctx.db, widgets, { owner: "w", title })).changes[0]!.id);
     const [a, b, c] = ids;
     await writer.updateWithJob(ctx.db, widgets, a!, { title: "a, edited" });
+    const last = await version(c!);
     const gone = await writer.deleteWithJob(ctx.db, widgets, a!, { hard: true });
-    expect(gone.changes).toEqual([{ id: a, deletedVersion: 3 }]);
+    // A tombstone takes a version above every version handed out before it (c's is the last).
+    expect(gone.changes).toEqual([{ id: a, deletedVersion: expect.any(Number) }]);
+    expect(gone.changes[0]!.deletedVersion).toBeGreaterThan(Math.max(await version(b!), last) + 1);
     await ctx.db.transaction().execute(async (trx) => {
       await writer.deleteWithJob(trx, widgets, b!, { hard: true });
       await sql`DELETE FROM widget WHERE id = ${c}`.execute(trx);
     });
-    const deletes = (await jobs()).filter((j) => j.version !== null).map((j) => ({ id: j.id, tag: j.tag, version: j.version }));
+    const deletes = (await jobs()).filter((j) => j.version !== null).map((j) => ({ id: j.id, tag: j.tag, version: Number(j.version) }));
     expect(deletes.sort((x, y) => Number(x.id) - Number(y.id))).toEqual([
-      { id: a, tag: "live", version: "3" },
-      { id: b, tag: "live", version: "2" },
-      { id: c, tag: "capture", version: "2" },
+      { id: a, tag: "live", version: gone.changes[0]!.deletedVersion },
+      { id: b, tag: "live", version: gone.changes[0]!.deletedVersion! + 1 },
+      { id: c, tag: "capture", version: gone.changes[0]!.deletedVersion! + 2 },
     ]);
   });
 
@@ -151,12 +166,13 @@ describe("the capture trigger", () => {
     await enableCapture(ctx.db, declared);
     try {
       const [id] = await ctx.insertRaw(1);
+      const born = await version(id!);
       await sql`UPDATE widget SET body = 'not in the document', updated_at = now() WHERE id = ${id}`.execute(ctx.db);
-      expect(await version(id!)).toBe(1);
+      expect(await version(id!)).toBe(born);
       expect((await jobs()).length).toBe(1);
       await sql`UPDATE widget SET title = 'in the document' WHERE id = ${id}`.execute(ctx.db);
       await sql`UPDATE widget SET deleted_at = now() WHERE id = ${id}`.execute(ctx.db);
-      expect(await version(id!)).toBe(3);
+      expect(await version(id!)).toBe(born + 2);
       expect((await jobs()).length).toBe(3);
     } finally {
       await disableCapture(ctx.db, declared);
@@ -167,9 +183,12 @@ describe("the capture trigger", () => {
     const [id] = await ctx.insertRaw(1);
     await sql`TRUNCATE tether.job`.execute(ctx.db);
     await sql`ALTER TABLE widget ALTER COLUMN id SET GENERATED BY DEFAULT`.execute(ctx.db);
+    const before = await lastHandedOut();
     await sql`UPDATE widget SET id = id + 1000 WHERE id = ${id}`.execute(ctx.db);
+    // The new id takes a fresh version; the old id's tombstone the one after it.
+    expect(await version(String(Number(id) + 1000))).toBe(before + 1);
     const js = await jobs();
-    expect(js.map((j) => [j.id, j.version]).sort()).toEqual([[id, "2"], [String(Number(id) + 1000), null]].sort());
+    expect(js.map((j) => [j.id, j.version]).sort()).toEqual([[id, String(before + 2)], [String(Number(id) + 1000), null]].sort());
   });
 
   it("plans the job inserts without JIT, which would compile for transition tables' unknown size on every bulk statement", async () => {

@@ -43,9 +43,11 @@ describe("the adopter docs", () => {
     for (const [, file, code] of snippets) expect(code, `${file} differs from its README copy`).toBe(readFileSync(at(file!), "utf8"));
   });
 
-  it("docs pages show their compiled example files verbatim", () => {
-    const page = readFileSync(at("docs/rebuild.md"), "utf8");
-    const file = "docs/examples/src/rebuild-products.ts";
+  it.each([
+    ["docs/rebuild.md", "docs/examples/src/rebuild-products.ts"],
+    ["docs/collections-and-versions.md", "docs/examples/src/price-cut.ts"],
+  ])("%s shows its compiled example file verbatim", (doc, file) => {
+    const page = readFileSync(at(doc), "utf8");
     expect(page).toContain(`\`\`\`ts\n${readFileSync(at(file), "utf8")}\`\`\`\n\n(\`${file}\``);
   });
 });

@@ -29,14 +29,14 @@ describe("version-aware writes", () => {
     const created = await writer.createWithJob(ctx.db, widgets, { owner: "z", title: "alive" });
     const id = created.changes[0]!.id;
     const edited = await writer.updateWithJob(ctx.db, widgets, id, { title: "edited" });
-    await writer.deleteWithJob(ctx.db, widgets, id);
+    const deleted = await writer.deleteWithJob(ctx.db, widgets, id);
     // The direct syncs of v1 and v2 arrive late, after the tombstone (v3).
     const late = await writer.syncNow(widgets, [...created.changes, ...edited.changes].slice(0, 1));
     const late2 = await writer.syncNow(widgets, edited.changes);
     expect(late).toBe("ok"); // a conflict is not an error: the newer tombstone simply wins
     expect(late2).toBe("ok");
     const state = (await ctx.sink.fetchStates("widgets", [id])).get(id);
-    expect(state).toEqual({ version: 3, deleted: true });
+    expect(state).toEqual({ version: Number((deleted.row as { version: string }).version), deleted: true });
   });
 
   it("keeps a hard delete after index.gc_deletes has passed (a tombstone, not a delete marker) until the retention purge", async () => {
@@ -54,10 +54,11 @@ describe("version-aware writes", () => {
 
     const created = await writer.createWithJob(ctx.db, widgets, { owner: "gc", title: "alive" });
     const id = created.changes[0]!.id;
-    await writer.updateWithJob(ctx.db, widgets, id, { title: "edited" });
+    const edited = await writer.updateWithJob(ctx.db, widgets, id, { title: "edited" });
     const gone = await writer.deleteWithJob(ctx.db, widgets, id, { hard: true });
     expect(gone.sync).toBe("ok");
-    expect((await ctx.sink.fetchStates("widgets", [id])).get(id)).toEqual({ version: 3, deleted: true });
+    const tombstone = gone.changes[0]!.deletedVersion!;
+    expect((await ctx.sink.fetchStates("widgets", [id])).get(id)).toEqual({ version: tombstone, deleted: true });
 
     // The control: documents removed the old way (a versioned delete) at the same moment. Once one
     // of them takes a late older write again, the engine has forgotten that delete's marker.
@@ -78,12 +79,12 @@ describe("version-aware writes", () => {
     // (The control's resurrected probe is a ghost of its own: out of the way.)
     await ctx.sink.write("widgets", probes.map((p) => ({ kind: "delete" as const, id: p, version: 10 })));
 
-    // The hard-deleted widget's older versions are still refused: its tombstone holds v3.
-    for (const version of [1, 2]) {
+    // The hard-deleted widget's older versions are still refused: its tombstone holds its own version.
+    for (const version of [created, edited].map((w) => Number((w.row as { version: string }).version))) {
       const [late] = await ctx.sink.write("widgets", [{ kind: "index", id, version, document: { owner: "gc", title: `late v${version}` } }]);
       expect(late!.status).toBe("conflict");
     }
-    expect((await ctx.sink.fetchStates("widgets", [id])).get(id)).toEqual({ version: 3, deleted: true });
+    expect((await ctx.sink.fetchStates("widgets", [id])).get(id)).toEqual({ version: tombstone, deleted: true });
     // No search for live documents returns it, and the drainer confirms the delete's job.
     await ctx.sink.refreshIndex("widgets");
     const live = await ctx.sink.searchIds("widgets", { query: { bool: { filter: [{ ids: { values: [id] } }, { term: { "tether.deleted": false } }] } } }, { timeoutMs: 5_000 });

@@ -19,6 +19,7 @@ describe("tracing entities, verify runs, drainers and the overview", () => {
     return r.json();
   };
   const index = () => t.sink.indexName(annotations.index);
+  const rowVersion = async (id: string) => Number((await sql<{ version: string }>`SELECT version FROM annotation WHERE id = ${id}`.execute(t.db)).rows[0]!.version);
   const es = (path: string, init: RequestInit = {}) => fetch(new URL(path, t.elasticsearchUrl), { ...init, headers: { "content-type": "application/json" } });
 
   it("says an entity is in sync, with the same content on both sides, and shows its history", async () => {
@@ -39,7 +40,7 @@ describe("tracing entities, verify runs, drainers and the overview", () => {
     await drainer.drainOnce();
     expect((await es(`/${index()}/_doc/${id}?refresh=true`, { method: "DELETE" })).status).toBe(200);
     const tr = await get(`/admin/trace/annotation/${id}`);
-    expect(tr).toMatchObject({ verdict: "missing", postgres: { version: 1 }, downstream: { exists: false, version: null }, pendingJobs: [] });
+    expect(tr).toMatchObject({ verdict: "missing", postgres: { version: await rowVersion(id) }, downstream: { exists: false, version: null }, pendingJobs: [] });
     expect(tr.explanation).toMatch(/no document.*No job is pending/s);
 
     const start = await t.app.inject({ method: "POST", url: "/admin/verify-runs", headers: asOperator, payload: { collection: "annotation" } });
@@ -65,14 +66,15 @@ describe("tracing entities, verify runs, drainers and the overview", () => {
   it("says when the document holds the row's version but other content, and when it is a stale version", async () => {
     const id = await t.annotate({ user: "acct:trace", text: "original" });
     await drainer.drainOnce();
+    const v = await rowVersion(id);
     const src = (await (await es(`/${index()}/_doc/${id}`)).json()) as { _source: Record<string, unknown> };
     // Same version (external_gte accepts an equal one), other text: an edit nothing recorded.
-    const put = await es(`/${index()}/_doc/${id}?version=1&version_type=external_gte&refresh=true`, { method: "PUT", body: JSON.stringify({ ...src._source, text: "edited behind our back" }) });
+    const put = await es(`/${index()}/_doc/${id}?version=${v}&version_type=external_gte&refresh=true`, { method: "PUT", body: JSON.stringify({ ...src._source, text: "edited behind our back" }) });
     expect(put.status).toBe(200);
-    expect(await get(`/admin/trace/annotation/${id}`)).toMatchObject({ verdict: "content_differs", downstream: { version: 1, contentMatches: false } });
+    expect(await get(`/admin/trace/annotation/${id}`)).toMatchObject({ verdict: "content_differs", downstream: { version: v, contentMatches: false } });
 
-    await sql`UPDATE annotation SET version = 5 WHERE id = ${id}`.execute(t.db);
-    expect(await get(`/admin/trace/annotation/${id}`)).toMatchObject({ verdict: "stale", postgres: { version: 5 }, downstream: { version: 1 } });
+    await sql`UPDATE annotation SET version = ${v + 4} WHERE id = ${id}`.execute(t.db);
+    expect(await get(`/admin/trace/annotation/${id}`)).toMatchObject({ verdict: "stale", postgres: { version: v + 4 }, downstream: { version: v } });
     const bad = await t.app.inject({ method: "GET", url: "/admin/trace/annotation/not-a-number", headers: asViewer });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ field: "id" });

@@ -25,9 +25,14 @@ describe("the tether CLI, run as a child process", () => {
   it("migrate applies the annotation schema once, in text and in JSON", async () => {
     const first = await run(["migrate", "--json"]);
     expect(json(first).applied).toContainEqual({ namespace: "annotations", id: 1, name: "annotation" });
+    // A row written before tether (no capture here): migrate raises the version sequence above it.
+    await sql`INSERT INTO annotation (userid, groupid, target_uri, version) VALUES ('acct:legacy', 'g', 'https://example.com/legacy', 5000)`.execute(ctx.db);
     const again = await run(["migrate"]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("schema is up to date");
+    const floor = await sql<{ v: string }>`SELECT last_value::text AS v FROM tether.version_seq`.execute(ctx.db);
+    expect(Number(floor.rows[0]!.v)).toBe(5000);
+    await sql`DELETE FROM annotation WHERE userid = 'acct:legacy'`.execute(ctx.db);
   });
 
   describe("with annotations in Postgres", () => {

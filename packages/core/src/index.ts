@@ -57,6 +57,7 @@ export type { Migration, MigrationSet } from "./migrations/migration.js";
 // The write path.
 export { createWriter, type Writer, type WriterOptions, type WriteCallOptions, type WriteResult } from "./write/write-path.js";
 export type { DirectSyncOutcome, EntityChange } from "./write/direct-sync.js";
+export { nextVersion, raiseVersionFloor } from "./store/version-store.js";
 export { CircuitBreaker, type BreakerSnapshot, type BreakerState, type CircuitBreakerOptions } from "./write/circuit-breaker.js";
 
 // The drainer.

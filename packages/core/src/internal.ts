@@ -26,6 +26,7 @@ export * from "./drain/drain-batch.js";
 export * from "./drain/drainer.js";
 export * from "./verify/entity-hash.js";
 export * from "./verify/verification-matrix.js";
+export * from "./write/version-rule.js";
 export * from "./verify/verify-collection.js";
 export * from "./ops/alerts.js";
 export * from "./ops/dead-jobs.js";

@@ -4,6 +4,7 @@ import { createApiContext, type ApiContext } from "./support/api-context.js";
 
 interface Row {
   id: string;
+  version: number;
   user: string;
   group: string;
   uri: string;
@@ -65,7 +66,7 @@ describe("GET /api/search", () => {
     const body = res.json();
     expect(body.total).toBe(5);
     expect(body.rows).toHaveLength(2);
-    expect(body.rows[0]).toMatchObject({ id: made[4]!.id, user: "acct:cat", text: "quick quick quick", version: 1 });
+    expect(body.rows[0]).toMatchObject({ id: made[4]!.id, user: "acct:cat", text: "quick quick quick", version: made[4]!.version });
   });
 
   it("never return an annotation soft-deleted in Postgres, even before its tombstone reaches the index", async () => {

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely } from "kysely";
+import { nextVersion } from "@tether/core";
 import type { CatalogDB, CategoryRow, ProductDocumentRow, ProductRow } from "./catalog-db.js";
 
 /**
@@ -46,16 +47,16 @@ export async function renameCategory(trx: Db, id: string, name: string): Promise
 export async function bumpProductsOfCategory(trx: Db, categoryId: string): Promise<ProductRow[]> {
   return trx
     .updateTable("catalog_product")
-    .set({ version: sql<string>`version + 1` })
+    .set({ version: nextVersion("version") })
     .where("category_id", "=", categoryId)
     .where("deleted_at", "is", null)
     .returningAll()
     .execute();
 }
 
-/** Inserts a product at version 1. */
+/** Inserts a product at the next version of tether's version sequence. */
 export async function insertProduct(trx: Db, values: Insertable<CatalogDB["catalog_product"]>): Promise<ProductRow> {
-  return trx.insertInto("catalog_product").values({ ...values, version: "1" }).returningAll().executeTakeFirstOrThrow();
+  return trx.insertInto("catalog_product").values({ ...values, version: nextVersion() }).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function upsertStock(trx: Db, productId: string, quantity: number): Promise<void> {
@@ -70,7 +71,7 @@ export async function upsertStock(trx: Db, productId: string, quantity: number):
 export async function bumpProduct(trx: Db, id: string): Promise<ProductRow | undefined> {
   return trx
     .updateTable("catalog_product")
-    .set({ version: sql<string>`version + 1` })
+    .set({ version: nextVersion("version") })
     .where("id", "=", id)
     .where("deleted_at", "is", null)
     .returningAll()
@@ -89,7 +90,7 @@ export async function changePrices(trx: Db, target: PriceChangeTarget, percent: 
     .updateTable("catalog_product")
     .set({
       price_cents: sql<number>`round(price_cents * (100 + ${percent}::numeric) / 100)::integer`,
-      version: sql<string>`version + 1`,
+      version: nextVersion("version"),
       updated_at: sql<Date>`now()`,
     })
     .where("deleted_at", "is", null);

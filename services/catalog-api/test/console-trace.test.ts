@@ -6,7 +6,7 @@ import { createCatalogContext, type CatalogContext } from "./support/catalog-con
 
 describe("the admin console's trace of a catalog product (uuid id, document from a join)", () => {
   let ctx: CatalogContext;
-  let product: { id: string };
+  let product: { id: string; version: number };
   let category: { id: string };
 
   beforeAll(async () => {
@@ -18,7 +18,7 @@ describe("the admin console's trace of a catalog product (uuid id, document from
 
   it("compares the document with the one built from the joined row", async () => {
     const trace = await traceEntity(ctx.db, ctx.sink, products, product.id.toUpperCase());
-    expect(trace).toMatchObject({ id: product.id, verdict: "in_sync", postgres: { exists: true, version: 1 }, downstream: { version: 1, contentMatches: true } });
+    expect(trace).toMatchObject({ id: product.id, verdict: "in_sync", postgres: { exists: true, version: product.version }, downstream: { version: product.version, contentMatches: true } });
     expect(trace.postgres.row).toMatchObject({ category_name: "Genmaicha", stock: 2 });
   });
 
@@ -26,6 +26,6 @@ describe("the admin console's trace of a catalog product (uuid id, document from
     // Renamed behind the application's back: no version bump, no job.
     await sql`UPDATE catalog_category SET name = 'Brown rice tea' WHERE id = ${category.id}::uuid`.execute(ctx.db);
     const trace = await traceEntity(ctx.db, ctx.sink, products, product.id);
-    expect(trace).toMatchObject({ verdict: "content_differs", downstream: { version: 1, contentMatches: false } });
+    expect(trace).toMatchObject({ verdict: "content_differs", downstream: { version: product.version, contentMatches: false } });
   });
 });

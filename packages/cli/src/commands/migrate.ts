@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { checkConfigSchema, migrate } from "@tether/core";
+import { checkConfigSchema, migrate, raiseVersionFloor } from "@tether/core";
 import { output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 import { pendingAdoptionLines } from "./pending-adoption.js";
 
@@ -14,6 +14,10 @@ export function registerMigrate(program: Command): void {
           // The application's tables exist only now: check the config against them. A table
           // that only lacks what `tether adopt` adds is reported, not refused.
           const needsAdoption = await checkConfigSchema(ctx.db, ctx.config, { pendingAdoption: "report" });
+          // Versions written before tether (or before its version sequence) stay below every
+          // version handed out from now on: a re-inserted id can never land on an old one.
+          const pending = new Set(needsAdoption.map((p) => p.collection));
+          for (const c of ctx.collections) if (!pending.has(c.name)) await raiseVersionFloor(ctx.db, c);
           return { ...applied, needsAdoption };
         },
         { checkSchema: false, tetherSchema: false },

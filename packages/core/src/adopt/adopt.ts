@@ -5,6 +5,7 @@ import type { Collection } from "../collection.js";
 import { ValidationError } from "../errors.js";
 import { REINDEX_TAG_PREFIX } from "../job.js";
 import { notifyWake } from "../wake/wake-store.js";
+import { raiseVersionFloor } from "../store/version-store.js";
 import {
   adoptDdl,
   backfillVersionBatch,
@@ -142,6 +143,9 @@ export async function adoptCollection(db: Kysely<any>, collection: Collection<an
     await runDdl(db, adoptDdl.dropNotNullCheck(collection), policy);
     progress("not-null", 1, 1);
   }
+
+  // The table's versions (old ones, or the default just added) stay below every version handed out from now on.
+  await raiseVersionFloor(db, collection);
 
   if (opts.addDeletedColumn && collection.deletedColumn && !columns.has(collection.deletedColumn)) {
     progress("deleted-column", 0, 1);

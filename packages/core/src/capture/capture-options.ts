@@ -44,7 +44,10 @@ export function resolveCaptureOptions(opts: CaptureOptions = {}): ResolvedCaptur
 
 /** Names of the functions and triggers capture installs for one collection. */
 export interface CaptureNames {
+  /** The bump function, and its BEFORE UPDATE trigger. */
   bump: string;
+  /** The BEFORE INSERT trigger (it runs the bump function). */
+  bumpInsert: string;
   insert: string;
   update: string;
   delete: string;
@@ -54,5 +57,5 @@ export function captureNames(collection: Collection<any>): CaptureNames {
   // Trigger and function names are at most 63 bytes; collection names are short lower-case words.
   if (collection.name.length > 40) throw new ValidationError("collection.name", "capture needs a collection name of at most 40 characters");
   const base = `tether_capture_${collection.name}`;
-  return { bump: `${base}_bump`, insert: `${base}_ins`, update: `${base}_upd`, delete: `${base}_del` };
+  return { bump: `${base}_bump`, bumpInsert: `${base}_bumpins`, insert: `${base}_ins`, update: `${base}_upd`, delete: `${base}_del` };
 }

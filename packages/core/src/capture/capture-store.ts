@@ -1,27 +1,32 @@
 import { sql, type Kysely } from "kysely";
 import type { Collection } from "../collection.js";
 import { ValidationError } from "../errors.js";
+import { raiseVersionFloor } from "../store/version-store.js";
 import { captureNames, resolveCaptureOptions, WAKE_CHANNEL, WRITER_SETTING, type CaptureOptions } from "./capture-options.js";
 
 /**
  * The capture trigger: every SQL statement that installs, removes or inspects it lives here.
  *
  * Design (one version bump and one job per change, whichever way the change came):
- * - BEFORE UPDATE, FOR EACH ROW: raises the version to GREATEST(NEW.version, OLD.version + 1), so
- *   a statement that lowered it cannot break monotonicity. It must run before the row is written:
- *   only a BEFORE trigger can change NEW. Its WHEN clause (evaluated without calling the
- *   function) skips rows whose document columns did not change and rows whose version the
- *   statement already raised (`SET version = version + 1`): those are not bumped twice, and a
- *   bulk data migration that bumps versions itself pays no per-row function call.
+ * - BEFORE INSERT and BEFORE UPDATE, FOR EACH ROW: the row's version becomes
+ *   `tether.next_version(…)` (migration 000005), a value of the global version sequence above the
+ *   row's old version and above what the statement wrote (see ../write/version-rule.ts). So a
+ *   re-inserted id (DELETE + INSERT, a COPY, an upsert, MERGE) lands above its tombstone, a key
+ *   change gives the new id a fresh version, and a statement's own `version + 1` or a lowered
+ *   version is replaced by one never used before. Only a BEFORE trigger can change NEW. The
+ *   UPDATE trigger's WHEN clause (evaluated without calling the function) skips rows whose
+ *   document columns, version and key did not change: those are not a change.
  * - AFTER INSERT / UPDATE / DELETE, FOR EACH STATEMENT, with transition tables: one
  *   INSERT … SELECT into tether.job per statement, however many rows it touched (a 100k-row
  *   UPDATE is one job insert, not 100k). An UPDATE enqueues the rows whose version changed,
- *   which is exactly the rows the BEFORE trigger counted (or that the statement bumped itself).
+ *   which is exactly the rows the BEFORE trigger counted. A deleted row's job (and a key
+ *   change's old id) carries the version its tombstone takes, from the same sequence.
  *   Transition tables allow one event per trigger, hence three triggers.
  * - The writer's hand-shake: while the writer's own statements run it sets the
  *   transaction-local `tether.writer` to the collection's name (it bumps and enqueues itself);
  *   every trigger's WHEN skips while it holds that name. The writer clears it afterwards, so a
- *   plain statement later in the same transaction is captured again.
+ *   plain statement later in the same transaction is captured again. The drainer's own bump
+ *   (its leapfrog past a document that is ahead) uses the hand-shake too: its job covers it.
  */
 
 type Db = Kysely<any>;
@@ -53,7 +58,10 @@ export function captureSql(collection: Collection<any>, options: CaptureOptions 
   const watched = collection.captureColumns
     ? [...new Set([...collection.captureColumns, ...(collection.deletedColumn ? [collection.deletedColumn] : [])])].map(qi)
     : undefined;
-  const changed = watched ? `ROW(${watched.map((c) => `OLD.${c}`).join(", ")}) IS DISTINCT FROM ROW(${watched.map((c) => `NEW.${c}`).join(", ")})` : "OLD.* IS DISTINCT FROM NEW.*";
+  // The key and the version always count: a key change is a delete plus an insert, and a
+  // statement that wrote a version of its own must not keep it (it may have been used before).
+  const keyed = watched ? [...new Set([...watched, id, version])] : undefined;
+  const changed = keyed ? `ROW(${keyed.map((c) => `OLD.${c}`).join(", ")}) IS DISTINCT FROM ROW(${keyed.map((c) => `NEW.${c}`).join(", ")})` : "OLD.* IS DISTINCT FROM NEW.*";
   const jobCols = "INSERT INTO tether.job (name, scheduled_at, priority, tag, kwargs)";
   const jobHead = `SELECT ${lit(collection.jobName)}, now() + interval '${o.graceMs} milliseconds', ${o.priority}, ${lit(o.tag)}`;
   // Due-now work wakes listening drainers on commit; grace-delayed work must not wake them early.
@@ -72,29 +80,35 @@ export function captureSql(collection: Collection<any>, options: CaptureOptions 
 
   const enable = [
     "CREATE SCHEMA IF NOT EXISTS tether;",
-    fn(n.bump, `  -- One bump per change: a statement that already raised the version keeps it; a lowered one is overridden.\n  NEW.${version} := GREATEST(NEW.${version}, COALESCE(OLD.${version}, 0) + 1);\n  RETURN NEW;`),
+    fn(
+      n.bump,
+      // Above what the statement wrote (kept only when it is above every version handed out, e.g. a
+      // COPY of rows with their versions) and above the old row's; never a value used before.
+      `  IF TG_OP = 'INSERT' THEN\n    NEW.${version} := tether.next_version(COALESCE(NEW.${version}, 1) - 1);\n` +
+        `  ELSE\n    NEW.${version} := tether.next_version(GREATEST(OLD.${version}, COALESCE(NEW.${version}, 1) - 1));\n  END IF;\n  RETURN NEW;`,
+    ),
     fn(n.insert, `  ${jobCols}\n  ${jobHead}, jsonb_build_object('id', n.${id}::text)\n  FROM tether_new n;${wake}\n  RETURN NULL;`, noJit),
     fn(
       n.update,
       // A FULL JOIN also covers a changed primary key: the old id is a delete, the new one an
       // insert. The CASE builds each kind's kwargs directly (no jsonb_strip_nulls pass per row).
-      `  ${jobCols}\n  ${jobHead}, CASE WHEN n.${id} IS NULL THEN jsonb_build_object('id', o.${id}::text, 'version', o.${version} + 1)\n` +
+      `  ${jobCols}\n  ${jobHead}, CASE WHEN n.${id} IS NULL THEN jsonb_build_object('id', o.${id}::text, 'version', tether.next_version(o.${version}))\n` +
         `    ELSE jsonb_build_object('id', n.${id}::text) END\n` +
         `  FROM tether_new n FULL JOIN tether_old o ON o.${id} = n.${id}\n  WHERE n.${id} IS NULL OR o.${id} IS NULL OR n.${version} IS DISTINCT FROM o.${version};${wake}\n  RETURN NULL;`,
       noJit,
     ),
-    fn(n.delete, `  ${jobCols}\n  ${jobHead}, jsonb_build_object('id', o.${id}::text, 'version', o.${version} + 1)\n  FROM tether_old o;${wake}\n  RETURN NULL;`, noJit),
+    fn(n.delete, `  ${jobCols}\n  ${jobHead}, jsonb_build_object('id', o.${id}::text, 'version', tether.next_version(o.${version}))\n  FROM tether_old o;${wake}\n  RETURN NULL;`, noJit),
     `DROP TRIGGER IF EXISTS ${qi(n.bump)} ON ${table};`,
-    // A statement that raised the version itself needs nothing from the function, whose call is
-    // the trigger's main per-row cost: the WHEN clause (no function call) skips it.
-    `CREATE TRIGGER ${qi(n.bump)} BEFORE UPDATE ON ${table} FOR EACH ROW\n  WHEN (${notWriter} AND ${changed} AND (NEW.${version} > OLD.${version}) IS NOT TRUE) EXECUTE FUNCTION tether.${qi(n.bump)}();`,
+    `CREATE TRIGGER ${qi(n.bump)} BEFORE UPDATE ON ${table} FOR EACH ROW\n  WHEN (${notWriter} AND ${changed}) EXECUTE FUNCTION tether.${qi(n.bump)}();`,
+    `DROP TRIGGER IF EXISTS ${qi(n.bumpInsert)} ON ${table};`,
+    `CREATE TRIGGER ${qi(n.bumpInsert)} BEFORE INSERT ON ${table} FOR EACH ROW\n  WHEN (${notWriter}) EXECUTE FUNCTION tether.${qi(n.bump)}();`,
     stmtTrigger(n.insert, "INSERT", "NEW TABLE AS tether_new"),
     stmtTrigger(n.update, "UPDATE", "OLD TABLE AS tether_old NEW TABLE AS tether_new"),
     stmtTrigger(n.delete, "DELETE", "OLD TABLE AS tether_old"),
   ].join("\n");
 
   const disable = [
-    ...[n.bump, n.insert, n.update, n.delete].map((t) => `DROP TRIGGER IF EXISTS ${qi(t)} ON ${table};`),
+    ...[n.bump, n.bumpInsert, n.insert, n.update, n.delete].map((t) => `DROP TRIGGER IF EXISTS ${qi(t)} ON ${table};`),
     ...[n.bump, n.insert, n.update, n.delete].map((f) => `DROP FUNCTION IF EXISTS tether.${qi(f)}();`),
   ].join("\n");
   return { enable, disable };
@@ -117,7 +131,9 @@ async function requireColumns(db: Db, collection: Collection<any>): Promise<void
 
 /**
  * Installs the capture trigger on the collection's table (in one transaction; CREATE TRIGGER
- * holds a brief SHARE ROW EXCLUSIVE lock). Idempotent: enabling again replaces the options.
+ * holds a brief SHARE ROW EXCLUSIVE lock), after raising the version sequence above the table's
+ * versions. Idempotent: enabling again replaces the options, and triggers installed by an older
+ * release with the current logic.
  *
  * @example
  * await enableCapture(db, widgets);            // captured jobs: tag "capture", priority 1, 60 s grace
@@ -126,6 +142,8 @@ async function requireColumns(db: Db, collection: Collection<any>): Promise<void
 export async function enableCapture(db: Db, collection: Collection<any>, options: CaptureOptions = {}): Promise<void> {
   const { enable } = captureSql(collection, options);
   await requireColumns(db, collection);
+  // Outside the DDL transaction: its max() read must not hold the trigger's lock.
+  await raiseVersionFloor(db, collection);
   await db.transaction().execute((trx) => sql.raw(enable).execute(trx));
 }
 
@@ -140,7 +158,7 @@ export async function disableCapture(db: Db, collection: Collection<any>): Promi
 }
 
 export interface CaptureStatus {
-  /** True when all four triggers are installed and enabled. */
+  /** True when all five triggers are installed and enabled. */
   enabled: boolean;
   /** Capture triggers present on the table. */
   triggers: string[];
@@ -155,13 +173,14 @@ export interface CaptureStatus {
  */
 export async function captureStatus(db: Db, collection: Collection<any>): Promise<CaptureStatus> {
   const n = captureNames(collection);
-  const names = [n.bump, n.insert, n.update, n.delete];
+  const functions = [n.bump, n.insert, n.update, n.delete];
+  const names = [...functions, n.bumpInsert];
   const t = await sql<{ tgname: string; tgenabled: string }>`
     SELECT tgname, tgenabled FROM pg_trigger
     WHERE tgrelid = to_regclass(${collection.table}) AND tgname = ANY(${names}::text[]) ORDER BY tgname`.execute(db);
   const f = await sql<{ proname: string }>`
     SELECT p.proname FROM pg_proc p JOIN pg_namespace s ON s.oid = p.pronamespace
-    WHERE s.nspname = 'tether' AND p.proname = ANY(${names}::text[]) ORDER BY p.proname`.execute(db);
+    WHERE s.nspname = 'tether' AND p.proname = ANY(${functions}::text[]) ORDER BY p.proname`.execute(db);
   const triggers = t.rows.map((r) => r.tgname);
   return { enabled: t.rows.length === names.length && t.rows.every((r) => r.tgenabled !== "D"), triggers, functions: f.rows.map((r) => r.proname) };
 }

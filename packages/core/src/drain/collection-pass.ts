@@ -2,7 +2,7 @@ import type { Collection } from "../collection.js";
 import type { JobRow, SyncJobArgs } from "../job.js";
 import type { DownstreamState, SinkCallOptions, SinkOperation } from "../sink.js";
 import { bumpVersions, loadRows } from "../store/collection-store.js";
-import { planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
+import { desiredOperation, planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
 import type { BatchContext } from "./drain-batch.js";
 import type { Ledger } from "./ledger.js";
 import { timeStage, timeStageSync } from "./drain-stages.js";
@@ -114,6 +114,10 @@ function decide(collection: Collection<any>, entities: readonly Entity[], before
  * row's version so the repair can overwrite it with external versioning. Only if the row is
  * still the one we read: a write that committed since (its direct sync is what made the
  * downstream look "ahead") must not be overwritten by our stale copy, nor a delete undone.
+ * The new version comes from the version sequence (`bumpVersions`): the bulk below sends it
+ * before this transaction commits, and should the drain die before COMMIT, the row keeps its
+ * old version while that number stays burnt, never given to a later write with another body.
+ * The bump enqueues nothing: the job being drained covers it.
  */
 async function leapfrog(ctx: BatchContext, collection: Collection<any>, planned: PlannedWrite[], ledger: Ledger): Promise<PlannedWrite[]> {
   const bumps = planned.filter((w) => w.bumpVersionTo !== undefined);
@@ -122,12 +126,18 @@ async function leapfrog(ctx: BatchContext, collection: Collection<any>, planned:
     ctx.trx,
     collection,
     ctx.idTypes.get(collection),
-    bumps.map((w) => ({ id: w.entity.id, version: w.bumpVersionTo!, seen: rowVersion(collection, w.entity.row) })),
+    bumps.map((w) => ({ id: w.entity.id, above: w.bumpVersionTo! - 1, seen: rowVersion(collection, w.entity.row) })),
   );
-  return planned.filter((w) => {
-    if (w.bumpVersionTo === undefined || raised.has(w.entity.id)) return true;
-    ledger.retry(w.entity.jobs, "the row changed while its repair was planned; retrying");
-    return false;
+  return planned.flatMap((w) => {
+    if (w.bumpVersionTo === undefined) return [w];
+    const version = raised.get(w.entity.id);
+    if (version === undefined) {
+      ledger.retry(w.entity.jobs, "the row changed while its repair was planned; retrying");
+      return [];
+    }
+    const row = { ...w.entity.row!, [collection.versionColumn]: version };
+    w.entity.row = row;
+    return [{ ...w, op: desiredOperation(collection, w.entity.id, row, version), bumpVersionTo: version }];
   });
 }
 
@@ -154,14 +164,14 @@ async function write(ctx: BatchContext, collection: Collection<any>, planned: Pl
 
 /** Settle: confirm what read back equal to Postgres; retry the rest, bumping past delete markers first. */
 async function settle(ctx: BatchContext, collection: Collection<any>, accepted: AcceptedWrite[], after: ReadonlyMap<string, DownstreamState>, ledger: Ledger): Promise<void> {
-  const markerBumps: { id: string; version: number; seen: number }[] = [];
+  const markerBumps: { id: string; above: number; seen: number }[] = [];
   for (const w of accepted) {
     const verdict = readBackVerdict(collection, w.entity.row, w.op, after.get(w.entity.id), w.conflictVersion);
     if (verdict.confirmed) {
       ledger.confirm(w.entity.jobs, w.outcome);
       continue;
     }
-    if (verdict.bumpVersionTo !== undefined) markerBumps.push({ id: w.entity.id, version: verdict.bumpVersionTo, seen: rowVersion(collection, w.entity.row) });
+    if (verdict.bumpVersionTo !== undefined) markerBumps.push({ id: w.entity.id, above: verdict.bumpVersionTo - 1, seen: rowVersion(collection, w.entity.row) });
     ledger.retry(w.entity.jobs, verdict.reason);
   }
   if (markerBumps.length > 0) await bumpVersions(ctx.trx, collection, ctx.idTypes.get(collection), markerBumps);

@@ -1,8 +1,10 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Collection } from "../collection.js";
+import { WRITER_SETTING } from "../capture/capture-options.js";
 import { entityHashSql } from "../verify/entity-hash.js";
 import type { BucketRange, BucketSummary } from "../sink.js";
 import type { RowState } from "../verify/verification-matrix.js";
+import { nextVersion } from "./version-store.js";
 
 /**
  * Every statement core issues on the application's own tables lives here, written against the
@@ -29,7 +31,8 @@ function idCast(type: string | undefined): RawBuilder<unknown> {
   return sql.raw(type && /^[a-z][a-z0-9 ]*$/.test(type) ? type : "text");
 }
 
-const nextVersion = (collection: Collection<any>) => sql`${sql.ref(collection.versionColumn)} + 1`;
+/** The row's next version (above every version handed out before: see version-store.ts). */
+const nextVersionOf = (collection: Collection<any>) => nextVersion(`${collection.table}.${collection.versionColumn}`);
 
 /**
  * The rows with these ids, by id as text (a hard-deleted entity is simply absent): through the
@@ -44,31 +47,38 @@ export async function loadRows(trx: Db, collection: Collection<any>, ids: readon
 }
 
 /**
- * Raises rows' versions, each only if the row still has the version it was read at (so a
- * write that committed meanwhile wins); returns the ids raised.
+ * Raises rows' versions past what the downstream holds (`above`), each only if the row still
+ * has the version it was read at (so a write that committed meanwhile wins). Each row takes
+ * `tether.next_version(above)`: a version never handed out before and never handed out again,
+ * even if this transaction rolls back after the engine saw it. The statement carries the
+ * capture hand-shake, so the bump enqueues no job of its own (the caller's job covers it).
+ * Returns the version each raised id now has.
  */
 export async function bumpVersions(
   trx: Db,
   collection: Collection<any>,
   idType: string | undefined,
-  bumps: readonly { id: string; version: number; seen: number }[],
-): Promise<Set<string>> {
-  if (bumps.length === 0) return new Set();
-  const r = await sql<{ id: string }>`UPDATE ${sql.table(collection.table)} t SET ${sql.ref(collection.versionColumn)} = u.v
-    FROM unnest(${bumps.map((b) => b.id)}::text[], ${bumps.map((b) => b.version)}::bigint[], ${bumps.map((b) => b.seen)}::bigint[]) AS u(id, v, seen)
+  bumps: readonly { id: string; above: number; seen: number }[],
+): Promise<Map<string, number>> {
+  if (bumps.length === 0) return new Map();
+  const r = await sql<{ id: string; v: string }>`UPDATE ${sql.table(collection.table)} t
+    SET ${sql.ref(collection.versionColumn)} = (SELECT tether.next_version(u.above) FROM (SELECT set_config(${WRITER_SETTING}, ${collection.name}, true)) AS tether_flag)
+    FROM unnest(${bumps.map((b) => b.id)}::text[], ${bumps.map((b) => b.above)}::bigint[], ${bumps.map((b) => b.seen)}::bigint[]) AS u(id, above, seen)
     WHERE t.${sql.ref(collection.idColumn)} = u.id::${idCast(idType)} AND t.${sql.ref(collection.versionColumn)} = u.seen
-    RETURNING u.id`.execute(trx);
-  return new Set(r.rows.map((x) => x.id));
+    RETURNING u.id, t.${sql.ref(collection.versionColumn)}::text AS v`.execute(trx);
+  // The hand-shake is over: plain statements later in the transaction are captured again.
+  await sql`SELECT set_config(${WRITER_SETTING}, '', true)`.execute(trx);
+  return new Map(r.rows.map((x) => [x.id, Number(x.v)]));
 }
 
-/** Inserts a row at version 1. */
+/** Inserts a row at the next version of the sequence (above any tombstone of a re-inserted id). */
 export async function insertRow(trx: Db, collection: Collection<any>, values: Row): Promise<Row> {
-  return (await trx.insertInto(collection.table).values({ ...values, [collection.versionColumn]: 1 }).returningAll().executeTakeFirstOrThrow()) as Row;
+  return (await trx.insertInto(collection.table).values({ ...values, [collection.versionColumn]: nextVersion() }).returningAll().executeTakeFirstOrThrow()) as Row;
 }
 
 /** Applies `patch` to a live row and bumps its version in the same statement; undefined when there is no live row. */
 export async function updateRow(trx: Db, collection: Collection<any>, id: unknown, patch: Row): Promise<Row | undefined> {
-  let q = trx.updateTable(collection.table).set({ ...patch, [collection.versionColumn]: nextVersion(collection) }).where(collection.idColumn, "=", id);
+  let q = trx.updateTable(collection.table).set({ ...patch, [collection.versionColumn]: nextVersionOf(collection) }).where(collection.idColumn, "=", id);
   if (collection.deletedColumn) q = q.where(collection.deletedColumn, "is", null);
   return (await q.returningAll().executeTakeFirst()) as Row | undefined;
 }
@@ -77,16 +87,21 @@ export async function updateRow(trx: Db, collection: Collection<any>, id: unknow
 export async function softDeleteRow(trx: Db, collection: Collection<any>, deletedColumn: string, id: unknown): Promise<Row | undefined> {
   return (await trx
     .updateTable(collection.table)
-    .set({ [deletedColumn]: sql`now()`, [collection.versionColumn]: nextVersion(collection) })
+    .set({ [deletedColumn]: sql`now()`, [collection.versionColumn]: nextVersionOf(collection) })
     .where(collection.idColumn, "=", id)
     .where(deletedColumn, "is", null)
     .returningAll()
     .executeTakeFirst()) as Row | undefined;
 }
 
-/** Deletes a row; returns it as it was, or undefined when there was none. */
-export async function hardDeleteRow(trx: Db, collection: Collection<any>, id: unknown): Promise<Row | undefined> {
-  return (await trx.deleteFrom(collection.table).where(collection.idColumn, "=", id).returningAll().executeTakeFirst()) as Row | undefined;
+/** Deletes a row; returns the version its tombstone takes, or undefined when there was no row. */
+export async function hardDeleteRow(trx: Db, collection: Collection<any>, id: unknown): Promise<{ tombstoneVersion: number } | undefined> {
+  const r = await trx
+    .deleteFrom(collection.table)
+    .where(collection.idColumn, "=", id)
+    .returning(nextVersion(collection.versionColumn).as("tombstone_version"))
+    .executeTakeFirst();
+  return r ? { tombstoneVersion: Number((r as { tombstone_version: string }).tombstone_version) } : undefined;
 }
 
 /** A filter of a re-index request, already validated. */

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Collection } from "../collection.js";
 import { WRITER_SETTING } from "../capture/capture-options.js";
+import { nextVersion } from "./version-store.js";
 
 type Db = Kysely<any>;
 type Row = Record<string, unknown>;
@@ -14,6 +15,7 @@ export interface RowJob {
 }
 
 const JOB_ID = "__tether_job_id";
+const TOMBSTONE = "__tether_tombstone_version";
 
 /**
  * `value`, computed after setting the capture hand-shake flag (`tether.writer`) for the rest of
@@ -25,11 +27,18 @@ const flagged = (collection: Collection<any>, value: RawBuilder<unknown>) =>
 
 /**
  * Runs `rowStatement` (RETURNING *) and inserts its row's job, in one statement. `deleted`: the
- * row was removed, and the job carries the version its tombstone needs (the row's + 1).
+ * row was removed, and the job carries the version its tombstone takes (`tether.next_version`
+ * above the row's: a re-insert of the id later takes a version above it).
  */
-async function withJob(db: Db, collection: Collection<any>, rowStatement: { compile(): unknown }, job: RowJob, deleted = false): Promise<{ row: Row; jobId: string } | undefined> {
+async function withJob(
+  db: Db,
+  collection: Collection<any>,
+  rowStatement: { compile(): unknown },
+  job: RowJob,
+  deleted = false,
+): Promise<{ row: Row; jobId: string; tombstoneVersion?: number } | undefined> {
   const kwargs = deleted
-    ? sql`jsonb_build_object('id', r.${sql.ref(collection.idColumn)}::text, 'version', r.${sql.ref(collection.versionColumn)} + 1)`
+    ? sql`jsonb_build_object('id', r.${sql.ref(collection.idColumn)}::text, 'version', tether.next_version(r.${sql.ref(collection.versionColumn)}))`
     : sql`jsonb_build_object('id', r.${sql.ref(collection.idColumn)}::text)`;
   const r = await sql<Row>`
     WITH r AS (${rowStatement as never}),
@@ -38,21 +47,21 @@ async function withJob(db: Db, collection: Collection<any>, rowStatement: { comp
       SELECT ${job.name}, now() + ${job.delayMs}::bigint * interval '1 millisecond', ${job.priority}::int, ${job.tag},
              ${kwargs}
       FROM r
-      RETURNING id
+      RETURNING id, kwargs->>'version' AS version
     )
-    SELECT r.*, (SELECT id FROM j)::text AS ${sql.ref(JOB_ID)} FROM r`.execute(db);
+    SELECT r.*, (SELECT id FROM j)::text AS ${sql.ref(JOB_ID)}, (SELECT version FROM j) AS ${sql.ref(TOMBSTONE)} FROM r`.execute(db);
   const first = r.rows[0];
   if (!first) return undefined;
-  const { [JOB_ID]: jobId, ...row } = first;
-  return { row, jobId: String(jobId) };
+  const { [JOB_ID]: jobId, [TOMBSTONE]: tombstone, ...row } = first;
+  return { row, jobId: String(jobId), ...(tombstone !== null && tombstone !== undefined ? { tombstoneVersion: Number(tombstone) } : {}) };
 }
 
 /**
- * Inserts a row at version 1 and its sync job in ONE statement (a plain insert's round trips:
- * the capture hand-shake and the job ride along).
+ * Inserts a row at the sequence's next version and its sync job in ONE statement (a plain
+ * insert's round trips: the capture hand-shake and the job ride along).
  */
 export function insertRowWithJob(db: Db, collection: Collection<any>, values: Row, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
-  const insert = db.insertInto(collection.table).values({ ...values, [collection.versionColumn]: flagged(collection, sql.lit(1)) }).returningAll();
+  const insert = db.insertInto(collection.table).values({ ...values, [collection.versionColumn]: flagged(collection, nextVersion()) }).returningAll();
   return withJob(db, collection, insert, job);
 }
 
@@ -60,13 +69,13 @@ export function insertRowWithJob(db: Db, collection: Collection<any>, values: Ro
 export function updateRowWithJob(db: Db, collection: Collection<any>, id: unknown, patch: Row, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
   let q = db
     .updateTable(collection.table)
-    .set({ ...patch, [collection.versionColumn]: flagged(collection, sql`${sql.ref(`${collection.table}.${collection.versionColumn}`)} + 1`) })
+    .set({ ...patch, [collection.versionColumn]: flagged(collection, nextVersion(`${collection.table}.${collection.versionColumn}`)) })
     .where(collection.idColumn, "=", id);
   if (collection.deletedColumn) q = q.where(collection.deletedColumn, "is", null);
   return withJob(db, collection, q.returningAll(), job);
 }
 
-/** Soft-deletes a live row (deletedColumn = now(), version + 1) and enqueues its job in ONE statement; undefined when there is no live row. */
+/** Soft-deletes a live row (deletedColumn = now(), next version) and enqueues its job in ONE statement; undefined when there is no live row. */
 export function softDeleteRowWithJob(db: Db, collection: Collection<any>, deletedColumn: string, id: unknown, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
   return updateRowWithJob(db, collection, id, { [deletedColumn]: sql`now()` }, job);
 }
@@ -76,7 +85,7 @@ export function softDeleteRowWithJob(db: Db, collection: Collection<any>, delete
  * statement; undefined when there was no row. The capture hand-shake is set in the WHERE
  * clause, before the row goes: a DELETE has no value of its own to carry it.
  */
-export function hardDeleteRowWithJob(db: Db, collection: Collection<any>, id: unknown, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
+export function hardDeleteRowWithJob(db: Db, collection: Collection<any>, id: unknown, job: RowJob): Promise<{ row: Row; jobId: string; tombstoneVersion?: number } | undefined> {
   const q = db
     .deleteFrom(collection.table)
     .where(collection.idColumn, "=", id)

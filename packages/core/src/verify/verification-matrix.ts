@@ -8,7 +8,9 @@ import type { DownstreamState, SinkOperation } from "../sink.js";
  * (./verify-collection.ts) both decide through this module and nowhere else.
  *
  * v = the row's version, w = the downstream's version, d = the version a hard-delete job carries.
- * "bump" = raise the row's version to w+1 first (only if the row still has v), then write at w+1.
+ * "bump" = raise the row's version past w first (only if the row still has v), then write at the
+ * version it took: w+1 here, `tether.next_version(w)` (at least w+1, never a version used before;
+ * see ../write/version-rule.ts) when the drainer applies it.
  *
  * | Postgres        | downstream      | normal job          | forced job               | confirmed when (read back)    | drift        |
  * | --------------- | --------------- | ------------------- | ------------------------ | ----------------------------- | ------------ |

@@ -13,7 +13,6 @@ import { DEFAULT_LIVE_TAG, type NewJob } from "../job.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
 import type { Sink } from "../sink.js";
-import { rowVersion } from "../verify/verification-matrix.js";
 
 export interface WriterOptions {
   /** Target of the direct sync after commit. Omit to leave everything to the drainer. */
@@ -55,7 +54,7 @@ type Db = Kysely<any>;
 
 export interface Writer {
   /**
-   * Inserts a row (version 1) and its job in one transaction, then direct-syncs it.
+   * Inserts a row (at the next version: see `nextVersion`) and its job in one transaction, then direct-syncs it.
    * @example
    * const { row } = await writer.createWithJob(db, annotations, { userid: "acct:ann", text: "hi" });
    */
@@ -75,11 +74,12 @@ export interface Writer {
    */
   deleteWithJob<Row>(db: Db, collection: Collection<Row, any, any, any>, id: string, opts?: WriteCallOptions & { hard?: boolean }): Promise<WriteResult<Row>>;
   /**
-   * Runs `fn` (your own domain writes, which must bump versions) and enqueues a job for every
-   * change it returns, in one transaction.
+   * Runs `fn` (your own domain writes, which must bump versions with `nextVersion`) and enqueues
+   * a job for every change it returns, in one transaction. A hard delete's change carries
+   * `deletedVersion`: take it from `nextVersion` too (RETURNING it).
    * @example
    * await writer.writeWithJobs(db, annotations, async (trx) => {
-   *   const rows = await trx.updateTable("annotation").set({ shared: true, version: sql`version + 1` })
+   *   const rows = await trx.updateTable("annotation").set({ shared: true, version: nextVersion("version") })
    *     .where("groupid", "=", g).returningAll().execute();
    *   return rows.map((row) => ({ id: String(row.id), row }));
    * });
@@ -270,9 +270,9 @@ export function createWriter(options: WriterOptions = {}): Writer {
             if (!row) throw new NotFoundError(`${collection.name} ${id}`);
             return [{ id, row }];
           }
-          const gone = (await hardDeleteRow(trx, collection, id)) as never;
+          const gone = await hardDeleteRow(trx, collection, id);
           if (!gone) throw new NotFoundError(`${collection.name} ${id}`);
-          return [{ id, deletedVersion: rowVersion(collection, gone) + 1 }];
+          return [{ id, deletedVersion: gone.tombstoneVersion }];
         },
         opts,
         async (trx, job) => {
@@ -282,8 +282,8 @@ export function createWriter(options: WriterOptions = {}): Writer {
             return { change: { id, row: r.row as never }, jobId: r.jobId };
           }
           const r = await hardDeleteRowWithJob(trx, collection, id, job);
-          if (!r) throw new NotFoundError(`${collection.name} ${id}`);
-          return { change: { id, deletedVersion: rowVersion(collection, r.row) + 1 }, jobId: r.jobId };
+          if (!r || r.tombstoneVersion === undefined) throw new NotFoundError(`${collection.name} ${id}`);
+          return { change: { id, deletedVersion: r.tombstoneVersion }, jobId: r.jobId };
         },
       );
     },

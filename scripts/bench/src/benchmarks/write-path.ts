@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { createWriter } from "@tether/core";
+import { createWriter, nextVersion } from "@tether/core";
 import { annotations, type AnnotationRow } from "@tether/annotations";
 import { documentMeta, type ElasticsearchSink } from "@tether/elasticsearch";
 import { resetIndex } from "../annotation-data.js";
@@ -18,14 +18,14 @@ const values = (i: number) => ({
 
 async function plainInsert(db: Kysely<any>, i: number): Promise<AnnotationRow> {
   return db.transaction().execute(
-    async (trx) => (await trx.insertInto("annotation").values({ ...values(i), version: 1 }).returningAll().executeTakeFirstOrThrow()) as AnnotationRow,
+    async (trx) => (await trx.insertInto("annotation").values({ ...values(i), version: nextVersion() }).returningAll().executeTakeFirstOrThrow()) as AnnotationRow,
   );
 }
 
 /** A plain update transaction: the same patch and version bump updateWithJob makes, no job. */
 async function plainUpdate(db: Kysely<any>, id: string, patch: Record<string, unknown>): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx.updateTable("annotation").set({ ...patch, version: sql`version + 1` }).where("id", "=", id).where("deleted_at", "is", null).returningAll().executeTakeFirstOrThrow();
+    await trx.updateTable("annotation").set({ ...patch, version: nextVersion("version") }).where("id", "=", id).where("deleted_at", "is", null).returningAll().executeTakeFirstOrThrow();
   });
 }
 
@@ -41,9 +41,9 @@ async function plainIndex(sink: ElasticsearchSink, row: AnnotationRow): Promise<
   await sink.client.index({
     index: sink.indexName(annotations.index),
     id: row.id,
-    version: 1,
+    version: Number(row.version),
     version_type: "external",
-    document: { ...annotations.toDocument(row), tether: documentMeta(row.id, 1, false) },
+    document: { ...annotations.toDocument(row), tether: documentMeta(row.id, Number(row.version), false) },
   });
 }
 

@@ -1,0 +1,95 @@
+/**
+ * The version rule: the version each kind of write gives an entity, whichever path it came by.
+ * Pure: no I/O. The SQL function `tether.next_version(above)` (migration 000005) is the one
+ * implementation every path calls (the writer's statements, the capture triggers, the drainer's
+ * leapfrog); this module states what it computes, and test/capture/version-rule-sql.test.ts
+ * checks that Postgres assigns exactly these versions, cell by cell.
+ *
+ * s = the value the version sequence hands out next (above every version handed out before, to
+ * any entity, even by transactions that rolled back), o = the row's version before the write,
+ * n = the version the statement itself wrote (captured SQL; absent for the writer), w = the
+ * version the downstream holds. above(x) = max(s, x + 1); the sequence then stands at the result.
+ *
+ * | write                         | by                                                        | version             | above everything the entity used because                     |
+ * | ----------------------------- | --------------------------------------------------------- | ------------------- | ------------------------------------------------------------- |
+ * | insert of a new id            | createWithJob; captured INSERT, COPY, MERGE … INSERT      | above(n - 1)        | s is above every version handed out before                    |
+ * | insert of an id that lived    | the same (DELETE + INSERT, one transaction or two)        | above(n - 1)        | its tombstone took a value before s: s is above it            |
+ * | update keeping the key        | updateWithJob, soft delete; captured UPDATE, upsert, MERGE | above(max(o, n - 1)) | above o; the statement's own `version + 1` is replaced      |
+ * | update changing the key       | captured UPDATE (the new id)                              | above(max(o, n - 1)) | the new id's old tombstone took a value before s            |
+ * | tombstone                     | hard delete (writer, captured DELETE, MERGE … DELETE), a key change's old id | above(o) | above the row's last version                  |
+ * | leapfrog                      | the drainer, past a document ahead of the row             | above(w)            | above w; burnt even if the drain dies before COMMIT           |
+ * | your statement, nextVersion   | writeWithJobs with `nextVersion("version")`               | above(o)            | as an update                                                  |
+ * | your statement, version + 1   | writeWithJobs with `version + 1` (capture stays out)      | o + 1               | only if o is the highest the entity used: see below           |
+ *
+ * Why these cells:
+ * - One sequence for every entity of every collection: a re-inserted id cannot know its earlier
+ *   life, but any value taken after its tombstone's is above it. Counting per row (`version + 1`)
+ *   started a re-inserted row again at 1, level with its old document (history 1 of issue 22).
+ * - above(…) and not plain s: a row written before the sequence existed (or a document edited
+ *   ahead behind tether's back) may hold more than s; the rule goes past it and moves the
+ *   sequence there, so the sequence stays above every version it returned.
+ * - A sequence value is never handed out twice, even when its transaction rolls back. The drainer
+ *   sends its leapfrog's version to the engine before COMMIT; should the drain die there, the row
+ *   keeps o, the engine holds the burnt value, and no later write can take it with another body
+ *   (history 5 of issue 22). The leapfrog's bump enqueues nothing: the drained job covers it.
+ * - `version + 1` in your own statement (writeWithJobs runs with the capture hand-shake, so the
+ *   trigger does not replace it) is safe for an UPDATE of a row that keeps its key and whose
+ *   version is the highest its entity used: every path above keeps that true, except a document
+ *   written ahead of its row outside tether (then the drainer leapfrogs, as it does for any
+ *   foreign edit). It is not safe for an INSERT (a re-inserted id would start below its
+ *   tombstone) nor for a key change: use `nextVersion()` there. With capture on and outside
+ *   writeWithJobs, the trigger replaces a statement's `version + 1` with above(o) anyway.
+ */
+
+export type VersionWrite = "insert" | "reinsert" | "update" | "key_change" | "tombstone" | "leapfrog" | "own_next_version" | "own_plus_one";
+
+export const VERSION_WRITES: readonly VersionWrite[] = ["insert", "reinsert", "update", "key_change", "tombstone", "leapfrog", "own_next_version", "own_plus_one"];
+
+export interface VersionInputs {
+  /** s: the value the version sequence hands out next. */
+  next: number;
+  /** o: the row's version before the write (not for inserts). */
+  old?: number;
+  /** n: the version the statement wrote itself (captured SQL); absent for the writer's own statements. */
+  written?: number;
+  /** w: the version the downstream holds (the leapfrog). */
+  downstream?: number;
+}
+
+export interface VersionOutcome {
+  /** The version the entity takes. */
+  version: number;
+  /** The sequence's last value afterwards (it never moves back). */
+  sequence: number;
+}
+
+function above(next: number, x: number): VersionOutcome {
+  const version = Math.max(next, x + 1);
+  return { version, sequence: version };
+}
+
+function required(value: number | undefined, name: string, write: VersionWrite): number {
+  if (value === undefined) throw new Error(`a ${write} needs ${name}`);
+  return value;
+}
+
+/** The table's "version" column for one write. */
+export function versionFor(write: VersionWrite, i: VersionInputs): VersionOutcome {
+  const written = i.written ?? 1;
+  switch (write) {
+    case "insert":
+    case "reinsert":
+      return above(i.next, written - 1);
+    case "update":
+    case "key_change":
+      return above(i.next, Math.max(required(i.old, "old", write), i.written === undefined ? 0 : written - 1));
+    case "tombstone":
+    case "own_next_version":
+      return above(i.next, required(i.old, "old", write));
+    case "leapfrog":
+      return above(i.next, required(i.downstream, "downstream", write));
+    case "own_plus_one":
+      // Not from the sequence: the sequence does not move.
+      return { version: required(i.old, "old", write) + 1, sequence: i.next - 1 };
+  }
+}
