@@ -8,10 +8,9 @@ import { publishStage, timeStage } from "./drain-stages.js";
 import { DeadlineExceededError, ValidationError } from "../errors.js";
 import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
 import { idColumnType } from "../store/collection-store.js";
-import { claimJobs, sweepExpired } from "../store/job-store.js";
+import { claimBatch, sweepExpired, type SweptLane } from "../store/job-store.js";
+import type { JobRow } from "../job.js";
 import { recordCompletions, type CompletionCount } from "../store/job-stat-store.js";
-import { pausedNames } from "../store/paused-lane-store.js";
-import { limitDrainTransaction } from "../store/session-store.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
 import type { Sink } from "../sink.js";
@@ -36,9 +35,13 @@ export interface DrainerOptions {
   backoff?: BackoffOptions;
   /** Request-level retries inside one downstream call (connection errors, 429/5xx). Default 2. */
   sinkRetries?: number;
-  /** Expired jobs moved to the dead-letter table per sweep statement. Default 10000. */
+  /** Expired jobs moved to the dead-letter table per statement of `sweep()`. Default 10000. */
   sweepLimit?: number;
-  /** Time a pass may spend sweeping expired jobs before claiming. Default 5000 ms. */
+  /**
+   * Time a pass may spend sweeping expired jobs. The claim sweeps the expired jobs it meets
+   * (they count towards the batch); while a claim met some and the batch is not full, the pass
+   * claims again, for up to this long. Default 5000 ms.
+   */
   sweepBudgetMs?: number;
   /**
    * Passes run side by side while batches come back full (each its own transaction and claim;
@@ -172,7 +175,29 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     return total;
   }
 
-  /** One pass: sweep expired jobs, claim a batch, verify, repair, confirm. Never throws. */
+  /**
+   * Claims a batch, sweeping the expired jobs the claim meets: while a claim swept some and the
+   * batch is not full, claims again (within the sweep budget), so a pass never comes back
+   * empty-handed from a queue whose front is expired.
+   */
+  private async claim(trx: Kysely<any>, now: Date | undefined): Promise<{ jobs: JobRow[]; expired: SweptLane[] }> {
+    const o = this.options;
+    const budgetEnds = performance.now() + o.sweepBudgetMs;
+    const jobs: JobRow[] = [];
+    const expired: SweptLane[] = [];
+    for (let first = true; ; first = false) {
+      const r = await claimBatch(trx, {
+        limit: o.batchSize - jobs.length,
+        ...(first ? { deadlineMs: o.deadlineMs } : { exclude: jobs.map((j) => j.id) }),
+        ...(now ? { now } : {}),
+      });
+      jobs.push(...r.jobs);
+      expired.push(...r.expired);
+      if (r.expired.length === 0 || jobs.length >= o.batchSize || performance.now() > budgetEnds) return { jobs, expired };
+    }
+  }
+
+  /** One pass: claim a batch (sweeping expired jobs on the way), verify, repair, confirm. Never throws. */
   async drainOnce(opts: { now?: Date } = {}): Promise<DrainResult> {
     const o = this.options;
     const started = performance.now();
@@ -181,20 +206,18 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       let counts = emptyCounts();
       let error: string | undefined;
       try {
-        counts.expired = await this.sweep(opts.now);
         // Everything read from the pool happens before the transaction takes its connection:
         // a pass must never wait for a second connection while holding one (N passes, pool of N).
-        const paused = await pausedNames(o.db);
         const idTypes = await this.idTypes();
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(new DeadlineExceededError(o.deadlineMs)), o.deadlineMs);
         const completions: CompletionCount[] = [];
+        let swept: SweptLane[] = [];
         try {
-          const expired = counts.expired;
           let batchDone: number | undefined;
           counts = await o.db.transaction().execute(async (trx) => {
-            await limitDrainTransaction(trx, o.deadlineMs);
-            const jobs = await timeStage("claim", o.batchSize, () => claimJobs(trx, { limit: o.batchSize, pausedNames: paused, ...(opts.now ? { now: opts.now } : {}) }));
+            const { jobs, expired } = await timeStage("claim", o.batchSize, () => this.claim(trx, opts.now));
+            swept = expired;
             if (jobs.length === 0) return emptyCounts();
             const ids = jobs.map((j) => j.id);
             this.emit("claimed", ids);
@@ -210,8 +233,10 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             }
           });
           if (batchDone !== undefined) publishStage("commit", batchDone, counts.claimed);
-          counts.expired = expired;
+          counts.expired = swept.reduce((a, m) => a + m.count, 0);
+          if (swept.length > 0) o.logger.warn({ expired: swept }, "moved expired jobs to the dead-letter table");
           // Counted only once the batch committed: a rolled-back batch completed nothing.
+          for (const m of swept) completions.push({ ...m, outcome: "expired" });
           for (const c of completions) instruments().jobsCompleted.add(c.count, { name: c.name, tag: c.tag, priority: c.priority, outcome: c.outcome });
         } finally {
           clearTimeout(timer);
@@ -248,9 +273,9 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       total.durationMs = performance.now() - started;
       const failed = results.find((r) => r.error);
       if (failed) return { ...total, error: failed.error! };
-      if (results.every((r) => r.claimed === 0)) break;
+      if (results.every((r) => r.claimed === 0 && r.expired === 0)) break;
       // Passes that only retried (nothing confirmed, nothing parked) would spin: stop and let the backoff work.
-      if (results.every((r) => r.claimed === r.retried && r.claimed < this.options.batchSize)) break;
+      if (results.every((r) => r.claimed === r.retried && r.claimed < this.options.batchSize && r.expired === 0)) break;
     }
     return total;
   }
@@ -280,7 +305,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
         for (const r of results) if (r.error && this.listenerCount("error") > 0) this.emit("error", new Error(r.error));
         if (this.stopping) break;
         // Full batches: there is more, go again at once, with every pass we are allowed.
-        const more = results.some((r) => !r.error && r.claimed >= this.options.batchSize);
+        const more = results.some((r) => !r.error && (r.claimed >= this.options.batchSize || r.expired > 0));
         width = more ? this.options.concurrency : 1;
         if (more) {
           reason = "full";
