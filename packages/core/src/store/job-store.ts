@@ -83,13 +83,14 @@ export async function claimBatch(trx: Db, opts: ClaimOptions): Promise<ClaimResu
       SELECT (SELECT j.priority FROM tether.job j WHERE j.priority > p.priority ORDER BY j.priority LIMIT 1)
       FROM p WHERE p.priority IS NOT NULL
     ), limits AS MATERIALIZED (${limits}),
-    paused AS MATERIALIZED (SELECT ARRAY(SELECT name FROM tether.paused_name) AS names FROM limits),
     c AS MATERIALIZED (
-      SELECT j.* FROM p CROSS JOIN paused CROSS JOIN LATERAL (
+      SELECT j.* FROM p CROSS JOIN limits CROSS JOIN LATERAL (
         SELECT id, name, priority, tag, kwargs, attempts, enqueued_at, scheduled_at, expires_at <= ${now} AS expired
         FROM tether.job
         WHERE priority = p.priority AND scheduled_at <= ${now}
-          AND (name <> ALL(paused.names) OR expires_at <= ${now})
+          -- A hashed subplan: an array of paused names from a CTE made the planner guess one row
+          -- and sort a sequential scan instead of walking the index.
+          AND (NOT EXISTS (SELECT FROM tether.paused_name pn WHERE pn.name = tether.job.name) OR expires_at <= ${now})
           ${opts.exclude?.length ? sql`AND id <> ALL(${opts.exclude}::bigint[])` : sql``}
         ORDER BY scheduled_at, id
         LIMIT ${opts.limit}
