@@ -10,6 +10,7 @@ import { confirmJobs } from "../store/confirm-store.js";
 import type { CompletionCount } from "../store/job-stat-store.js";
 import type { CompletionOutcome, JobRow, SyncJobArgs } from "../job.js";
 import type { Logger } from "../logger.js";
+import type { WriteFirstPolicy } from "./write-first.js";
 import type { Sink } from "../sink.js";
 
 /** Counts of one drain pass, by what happened to each claimed job. */
@@ -42,6 +43,8 @@ export interface BatchContext {
   logger: Logger;
   /** Receives the per-lane completion counts recorded by the batch, to export after COMMIT. */
   completions?: CompletionCount[];
+  /** Whether a pass writes before it reads (owned by the drainer: it learns across passes). Default: read first. */
+  writeFirst?: WriteFirstPolicy;
   /** Record the confirmed jobs in the trace history (the console's entity trace). Default true. */
   entityEvents?: boolean;
 }

@@ -15,6 +15,7 @@ import { silentLogger, type Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
 import type { Sink } from "../sink.js";
 import { WakeListener, type WakeListenerOptions } from "../wake/wake-listener.js";
+import { WriteFirstPolicy, type WriteFirstMode } from "./write-first.js";
 
 export interface DrainerOptions {
   db: Kysely<any>;
@@ -60,8 +61,17 @@ export interface DrainerOptions {
    * transaction-mode pooler (PgBouncer): give a session-mode connection string.
    */
   listen?: WakeListenerOptions;
-  /** Record each confirmed job's outcome in tether.entity_event (the console's entity trace). Default true. */
+  /** Record each confirmed job's outcome in the trace history (the console's entity trace). Default true. */
   entityEvents?: boolean;
+  /**
+   * Write before reading: entities with a row are written at their version with external
+   * versioning first, and only those the engine refuses as not newer are read and decided (one
+   * engine request per document fewer in a re-index or a backlog). "auto" starts reading first
+   * and switches per collection by what the passes find: to writing first after a pass whose
+   * pre-read changed no write for most entities, back after a pass whose writes were mostly
+   * refused. Default "auto".
+   */
+  writeFirst?: WriteFirstMode;
 }
 
 /** The defaults documented on `DrainerOptions`, and how each value is validated. */
@@ -76,6 +86,7 @@ export const DRAINER_DEFAULTS: OptionDefaults<Omit<DrainerOptions, "db" | "sink"
   intervalMs: [60_000, "positive integer"],
   intervalJitter: [0.1, "fraction"],
   entityEvents: [true, "boolean"],
+  writeFirst: ["auto", ["auto", "always", "never"]],
 };
 
 /** Why the loop started a pass. */
@@ -124,6 +135,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
   private phase: "idle" | "running" | "waking" = "idle";
   private wakePending = false;
   private listener: WakeListener | undefined;
+  private readonly writeFirst: WriteFirstPolicy;
 
   constructor(opts: DrainerOptions) {
     super();
@@ -137,6 +149,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       listen: opts.listen,
     };
     this.options = o;
+    this.writeFirst = new WriteFirstPolicy(o.writeFirst);
     this.byName = new Map();
     for (const c of o.collections) {
       if (this.byName.has(c.jobName)) throw new ValidationError("collections", `two collections use job name "${c.jobName}"`);
@@ -223,7 +236,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             this.emit("claimed", ids);
             try {
               const batch = await processBatch(
-                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents },
+                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents, writeFirst: this.writeFirst },
                 jobs,
               );
               batchDone = performance.now();
