@@ -19,21 +19,13 @@ CREATE FUNCTION tether.record_job_dead() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
 BEGIN
+  INSERT INTO tether.entity_event (at, name, entity_id, kind, job_id, tag, priority, detail)
+  SELECT d.enqueued_at, d.name, d.kwargs->>'id', 'enqueued', d.job_id, d.tag, d.priority,
+         CASE WHEN d.kwargs->>'force' = 'true' THEN 'forced' END
+  FROM new_dead d WHERE d.kwargs ? 'id' AND d.tag NOT LIKE 'reindex%';
   INSERT INTO tether.entity_event (name, entity_id, kind, job_id, tag, priority, detail)
   SELECT d.name, d.kwargs->>'id', d.reason, d.job_id, d.tag, d.priority, left(d.last_error, 500)
   FROM new_dead d WHERE d.kwargs ? 'id';
-  RETURN NULL;
-END $$;
-
-CREATE FUNCTION tether.record_job_enqueued() RETURNS trigger
-    LANGUAGE plpgsql
-    AS $$
-BEGIN
-  INSERT INTO tether.entity_event (name, entity_id, kind, job_id, tag, priority, detail)
-  SELECT n.name, n.kwargs->>'id', 'enqueued', n.id, n.tag, n.priority,
-         CASE WHEN n.last_error IS NOT NULL THEN 'retried from the dead-letter table'
-              WHEN n.kwargs->>'force' = 'true' THEN 'forced' END
-  FROM new_jobs n WHERE n.kwargs ? 'id' AND n.tag NOT LIKE 'reindex%';
   RETURN NULL;
 END $$;
 
@@ -123,6 +115,28 @@ CREATE UNLOGGED TABLE tether.entity_event (
     priority integer,
     detail text,
     CONSTRAINT entity_event_kind_check CHECK ((kind = ANY (ARRAY['enqueued'::text, 'synced'::text, 'repaired'::text, 'forced'::text, 'deleted'::text, 'parked'::text, 'expired'::text, 'cancelled'::text, 'discarded'::text, 'reprioritized'::text])))
+);
+
+CREATE UNLOGGED TABLE tether.entity_event_batch (
+    id bigint NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    name text NOT NULL,
+    entity_ids text[] NOT NULL,
+    job_ids bigint[] NOT NULL,
+    kinds text[] NOT NULL,
+    tags text[] NOT NULL,
+    priorities integer[] NOT NULL,
+    enqueued_at timestamp with time zone[] NOT NULL,
+    CONSTRAINT entity_event_batch_arrays_align CHECK (((cardinality(job_ids) = cardinality(entity_ids)) AND (cardinality(kinds) = cardinality(entity_ids)) AND (cardinality(tags) = cardinality(entity_ids)) AND (cardinality(priorities) = cardinality(entity_ids)) AND (cardinality(enqueued_at) = cardinality(entity_ids))))
+);
+
+ALTER TABLE tether.entity_event_batch ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME tether.entity_event_batch_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
 );
 
 ALTER TABLE tether.entity_event ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -271,6 +285,9 @@ ALTER TABLE ONLY tether.dead_job
 ALTER TABLE ONLY tether.drainer_heartbeat
     ADD CONSTRAINT drainer_heartbeat_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY tether.entity_event_batch
+    ADD CONSTRAINT entity_event_batch_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY tether.entity_event
     ADD CONSTRAINT entity_event_pkey PRIMARY KEY (id);
 
@@ -305,11 +322,13 @@ CREATE INDEX drainer_heartbeat_seen_idx ON tether.drainer_heartbeat USING btree 
 
 CREATE INDEX entity_event_at_idx ON tether.entity_event USING brin (at);
 
+CREATE INDEX entity_event_batch_at_idx ON tether.entity_event_batch USING brin (at);
+
+CREATE INDEX entity_event_batch_entity_idx ON tether.entity_event_batch USING gin (entity_ids);
+
 CREATE INDEX entity_event_entity_idx ON tether.entity_event USING btree (name, entity_id, id);
 
 CREATE INDEX job_claim_idx ON tether.job USING btree (priority, scheduled_at, id);
-
-CREATE INDEX job_expires_idx ON tether.job USING btree (expires_at);
 
 CREATE INDEX job_stat_at_idx ON tether.job_stat USING btree (at);
 
@@ -318,8 +337,6 @@ CREATE INDEX queue_sample_at_idx ON tether.queue_sample USING btree (at);
 CREATE INDEX verify_run_started_idx ON tether.verify_run USING btree (started_at);
 
 CREATE TRIGGER dead_job_event AFTER INSERT ON tether.dead_job REFERENCING NEW TABLE AS new_dead FOR EACH STATEMENT EXECUTE FUNCTION tether.record_job_dead();
-
-CREATE TRIGGER job_enqueued_event AFTER INSERT ON tether.job REFERENCING NEW TABLE AS new_jobs FOR EACH STATEMENT EXECUTE FUNCTION tether.record_job_enqueued();
 
 ALTER TABLE ONLY tether.verify_result
     ADD CONSTRAINT verify_result_run_id_fkey FOREIGN KEY (run_id) REFERENCES tether.verify_run(id) ON DELETE CASCADE;

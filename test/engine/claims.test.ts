@@ -9,14 +9,14 @@ describe("claiming jobs", () => {
     ctx = await createWidgetContext();
   });
   beforeEach(async () => {
-    await sql`DELETE FROM tether.job; DELETE FROM tether.dead_job; DELETE FROM tether.paused_name`.execute(ctx.db);
+    await sql`DELETE FROM tether.job; DELETE FROM tether.dead_job; DELETE FROM tether.paused_name; DELETE FROM tether.job_stat`.execute(ctx.db);
   });
   afterAll(() => ctx.close());
 
   const claimIds = (opts: { limit?: number; now?: Date } = {}) =>
     ctx.db.transaction().execute(async (trx) => (await claimJobs(trx, { limit: opts.limit ?? 2500, ...(opts.now ? { now: opts.now } : {}) })).map((j) => j.id));
 
-  it("skips expired, parked and not-yet-due jobs", async () => {
+  it("skips expired (sweeping them to the dead-letter table), parked and not-yet-due jobs", async () => {
     const [due] = await insertJobs(ctx.db, [{ name: "sync_widget", entityId: "1", priority: 1, tag: "live", delayMs: 0 }]);
     await insertJobs(ctx.db, [{ name: "sync_widget", entityId: "2", priority: 1, tag: "live", delayMs: 60_000 }]);
     await sql`INSERT INTO tether.job (name, priority, tag, kwargs, scheduled_at, expires_at)
@@ -24,6 +24,32 @@ describe("claiming jobs", () => {
     await sql`INSERT INTO tether.dead_job (job_id, name, enqueued_at, scheduled_at, expires_at, priority, tag, kwargs, attempts, reason)
               VALUES (99, 'sync_widget', now(), now(), now() + interval '1 day', 1, 'live', '{"id":"4"}', 5, 'parked')`.execute(ctx.db);
     expect(await claimIds()).toEqual([due]);
+    const dead = await sql<{ kwargs: { id: string }; reason: string }>`SELECT kwargs, reason FROM tether.dead_job ORDER BY id`.execute(ctx.db);
+    expect(dead.rows).toEqual([{ kwargs: { id: "4" }, reason: "parked" }, { kwargs: { id: "3" }, reason: "expired" }]);
+  });
+
+  it("sweeps the expired jobs at the front of the queue within the pass and still fills the batch from the live ones behind them", async () => {
+    await sql`INSERT INTO tether.job (name, priority, tag, kwargs, scheduled_at, expires_at)
+              SELECT 'sync_widget', 1, 'live', jsonb_build_object('id', g::text), now() - interval '31 days', now() - interval '1 day'
+              FROM generate_series(1, 7) g`.execute(ctx.db);
+    const live = await ctx.insertRaw(3);
+    await insertJobs(ctx.db, live.map((entityId) => ({ name: "sync_widget", entityId, priority: 1, tag: "live", delayMs: 0 })));
+    // A batch of 3 meets the 7 expired jobs first: the pass claims again until it holds 3 live ones.
+    const drainer = new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets], batchSize: 3 });
+    expect(await drainer.drainOnce()).toMatchObject({ claimed: 3, expired: 7, repaired: 3 });
+    const stat = await sql<{ n: string }>`SELECT sum(count) AS n FROM tether.job_stat WHERE outcome = 'expired'`.execute(ctx.db);
+    expect(Number(stat.rows[0]!.n)).toBe(7);
+    expect(await ctx.jobCount()).toBe(0);
+  });
+
+  it("sweeps the expired jobs of a paused lane but claims none of its live ones", async () => {
+    await sql`INSERT INTO tether.job (name, priority, tag, kwargs, scheduled_at, expires_at)
+              VALUES ('sync_widget', 1, 'live', '{"id":"1"}', now() - interval '31 days', now() - interval '1 day')`.execute(ctx.db);
+    await insertJobs(ctx.db, [{ name: "sync_widget", entityId: "2", priority: 1, tag: "live", delayMs: 0 }]);
+    await pauseName(ctx.db, "sync_widget", "es maintenance");
+    const r = await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets] }).drainOnce();
+    expect(r).toMatchObject({ claimed: 0, expired: 1 });
+    expect(await ctx.jobCount()).toBe(1);
   });
 
   it("orders by priority first, then by when jobs became due", async () => {

@@ -1,8 +1,8 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { Drainer, insertJobs } from "@tether/core/internal";
-import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
+import { defineCollection, Drainer, insertJobs } from "@tether/core/internal";
+import { createWidgetContext, widgets, type WidgetContext, type WidgetRow } from "../support/widgets.js";
 
 describe("the drain deadline", () => {
   let ctx: WidgetContext;
@@ -39,5 +39,28 @@ describe("the drain deadline", () => {
     await sql`UPDATE tether.job SET scheduled_at = now()`.execute(ctx.db);
     const healed = await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets] }).drainOnce();
     expect(healed).toMatchObject({ claimed: 20, repaired: 20 });
+  });
+
+  it("bounds the drain transaction's statements, locks and idle time from its claim on", async () => {
+    // A collection whose loader reads the settings inside the drain transaction.
+    let seen: Record<string, string> | undefined;
+    const probe = defineCollection<WidgetRow>({
+      name: "widget",
+      table: "widget",
+      index: "widgets",
+      deletedColumn: "deleted_at",
+      toDocument: widgets.toDocument,
+      mappings: widgets.mappings,
+      load: async (db, ids) => {
+        const r = await sql<Record<string, string>>`SELECT current_setting('statement_timeout') AS statement, current_setting('lock_timeout') AS lock,
+                                                          current_setting('idle_in_transaction_session_timeout') AS idle`.execute(db);
+        seen = r.rows[0];
+        return (await sql<WidgetRow>`SELECT * FROM widget WHERE id = ANY(${ids}::bigint[])`.execute(db)).rows;
+      },
+    });
+    const ids = await ctx.insertRaw(1);
+    await insertJobs(ctx.db, ids.map((entityId) => ({ name: "sync_widget", entityId, priority: 1, tag: "live", delayMs: 0 })));
+    expect(await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [probe], deadlineMs: 4_000 }).drainOnce()).toMatchObject({ claimed: 1 });
+    expect(seen).toEqual({ statement: "4s", lock: "5s", idle: "14s" });
   });
 });

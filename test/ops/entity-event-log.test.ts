@@ -10,9 +10,10 @@ describe("the per-entity event log behind the console's trace", () => {
   });
   afterAll(() => ctx.close());
 
-  it("records an entity's enqueue, its sync, and a re-index, in one statement per write however many jobs", async () => {
+  it("shows a pending job as its enqueue, then its sync from the drain pass's batch row, and leaves out a re-index that found the document current", async () => {
     const writer = createWriter({ sink: ctx.sink, graceMs: 0 });
     const { row } = await writer.createWithJob(ctx.db, widgets, { owner: "ev", title: "one" });
+    expect((await listEntityEvents(ctx.db, widgets.jobName, String(row!.id), 10)).map((e) => e.kind)).toEqual(["enqueued"]);
     await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets] }).drainOnce();
     const events = await listEntityEvents(ctx.db, widgets.jobName, String(row!.id), 10);
     expect(events.map((e) => [e.kind, e.tag])).toEqual([["synced", "live"], ["enqueued", "live"]]);
@@ -30,8 +31,15 @@ describe("the per-entity event log behind the console's trace", () => {
     await sql`INSERT INTO tether.entity_event (name, entity_id, kind, at)
               SELECT 'sync_widget', '8', 'synced', now() - interval '5 days' FROM generate_series(1, 3)`.execute(ctx.db);
     await sql`INSERT INTO tether.entity_event (name, entity_id, kind) VALUES ('sync_widget', '9', 'synced')`.execute(ctx.db);
+    // A drain pass's batch row goes by age as a whole.
+    await sql`DELETE FROM tether.entity_event_batch`.execute(ctx.db);
+    await sql`INSERT INTO tether.entity_event_batch (at, name, entity_ids, job_ids, kinds, tags, priorities, enqueued_at)
+              VALUES (now() - interval '5 days', 'sync_widget', '{8}', '{1}', '{synced}', '{live}', '{1}', ARRAY[now() - interval '5 days']),
+                     (now(), 'sync_widget', '{9}', '{2}', '{synced}', '{live}', '{1}', ARRAY[now()])`.execute(ctx.db);
     const r = await runMaintenance(ctx.db, { sampleIntervalMs: 0, eventsPerEntity: 100, eventRetentionMs: 86_400_000 });
-    expect(r.prunedEvents).toBe(33);
+    expect(r.prunedEvents).toBe(34);
+    expect((await listEntityEvents(ctx.db, "sync_widget", "8", 10)).map((e) => e.kind)).toEqual([]);
+    expect((await listEntityEvents(ctx.db, "sync_widget", "9", 10)).map((e) => e.kind)).toEqual(["synced", "enqueued", "synced"]);
     const left = await sql<{ entity_id: string; n: string }>`SELECT entity_id, count(*) AS n FROM tether.entity_event GROUP BY 1 ORDER BY 1`.execute(ctx.db);
     expect(left.rows.map((x) => [x.entity_id, Number(x.n)])).toEqual([["7", 100], ["9", 1]]);
     // The 30 oldest went (ages 101..130 s); the newest 100 (ages 1..100 s) stay.

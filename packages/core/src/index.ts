@@ -62,6 +62,7 @@ export { CircuitBreaker, type BreakerSnapshot, type BreakerState, type CircuitBr
 
 // The drainer.
 export { Drainer, type DrainerEvents, type DrainerOptions, type DrainResult } from "./drain/drainer.js";
+export type { WriteFirstMode } from "./drain/write-first.js";
 export type { DrainCounts } from "./drain/drain-batch.js";
 
 // Re-index, verify, alerts, queue figures, maintenance.

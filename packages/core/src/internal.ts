@@ -35,7 +35,7 @@ export * from "./ops/maintenance.js";
 export * from "./ops/metrics.js";
 export * from "./ops/queue-read-model.js";
 export { idColumnType } from "./store/collection-store.js";
-export { claimJobs, commonLastErrors, deleteJobs, insertJobs, jobTableExists, livePersistentJobs, msUntilNextDue, parkJobs, rescheduleJobs, staleDueJobs, sweepExpired } from "./store/job-store.js";
+export { claimBatch, claimJobs, commonLastErrors, deleteJobs, insertJobs, jobTableExists, livePersistentJobs, msUntilNextDue, parkJobs, rescheduleJobs, staleDueJobs, sweepExpired } from "./store/job-store.js";
 export type { ClaimOptions, Park, Reschedule } from "./store/job-store.js";
 export { CONFIRMED_OUTCOMES, confirmedCompletions, recordCompletions } from "./store/job-stat-store.js";
 export type { CompletionCount } from "./store/job-stat-store.js";

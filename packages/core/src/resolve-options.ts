@@ -3,8 +3,8 @@ import { ValidationError } from "./errors.js";
 /** What a value of one option must be. */
 export type OptionRule = "positive integer" | "non-negative integer" | "positive number" | "non-negative number" | "fraction" | "boolean" | "non-empty string";
 
-/** For each option of `T`: its default and its rule. The single place a component's defaults are written. */
-export type OptionDefaults<T> = { readonly [K in keyof T]-?: readonly [defaultValue: Exclude<T[K], undefined>, rule: OptionRule] };
+/** For each option of `T`: its default and its rule (or the list of its allowed values). The single place a component's defaults are written. */
+export type OptionDefaults<T> = { readonly [K in keyof T]-?: readonly [defaultValue: Exclude<T[K], undefined>, rule: OptionRule | readonly string[]] };
 
 export type ResolvedOptions<T> = { -readonly [K in keyof T]-?: Exclude<T[K], undefined> };
 
@@ -29,9 +29,11 @@ const checks: Record<OptionRule, (v: unknown) => boolean> = {
  */
 export function resolveOptions<T extends object>(defaults: OptionDefaults<T>, given: T | undefined): ResolvedOptions<T> {
   const out: Record<string, unknown> = {};
-  for (const [key, [fallback, rule]] of Object.entries(defaults) as [string, readonly [unknown, OptionRule]][]) {
+  for (const [key, [fallback, rule]] of Object.entries(defaults) as [string, readonly [unknown, OptionRule | readonly string[]]][]) {
     const v = (given as Record<string, unknown> | undefined)?.[key] ?? fallback;
-    if (!checks[rule](v)) throw new ValidationError(key, `must be a ${rule}, got ${String(v)}`);
+    if (typeof rule !== "string") {
+      if (!rule.includes(v as string)) throw new ValidationError(key, `must be one of ${rule.join(", ")}, got ${String(v)}`);
+    } else if (!checks[rule](v)) throw new ValidationError(key, `must be a ${rule}, got ${String(v)}`);
     out[key] = v;
   }
   return out as ResolvedOptions<T>;

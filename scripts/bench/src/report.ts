@@ -16,6 +16,40 @@ export interface ResultRow {
   /** tether ÷ baseline, computed per repetition (paired), then summarised. */
   ratio: Figure;
   note?: string;
+  /** The goal the ratio is gated on, if any. */
+  goal?: Goal;
+  /** "met", "missed", or why the figure is not gated (its control is off). */
+  verdict?: string;
+}
+
+/** A goal on a row's median ratio: `≤ value` (lower is better) or `≥ value`. */
+export interface Goal {
+  op: "<=" | ">=";
+  value: number;
+}
+
+/** How far a same-condition control may read from 1.0× before the figures it vouches for are not gated. */
+export const CONTROL_TOLERANCE = 0.1;
+
+const goalText = (g: Goal) => `${g.op === "<=" ? "≤" : "≥"} ${g.value}×`;
+
+function verdictOf(ratio: Figure, goal: Goal): string {
+  const met = goal.op === "<=" ? ratio.median <= goal.value : ratio.median >= goal.value;
+  return `${goalText(goal)}: ${met ? "met" : "missed"}`;
+}
+
+/**
+ * Marks `rows` as not gated when `control` (a row comparing the same condition with itself,
+ * which should read 1.0×) is off by more than CONTROL_TOLERANCE: a figure whose control drifted
+ * that much says more about the machine than about tether.
+ */
+export function gateOnControl(rows: ResultRow[], control: ResultRow): void {
+  const off = Math.abs(control.ratio.median - 1);
+  if (off <= CONTROL_TOLERANCE) return;
+  for (const r of rows) {
+    if (r === control || !r.goal) continue;
+    r.verdict = `${goalText(r.goal)}: control off — figure not gated (control ${control.ratio.median.toFixed(2)}×)`;
+  }
 }
 
 export interface CompareInput {
@@ -28,11 +62,13 @@ export interface CompareInput {
   baselineName: string;
   baseline: readonly number[];
   note?: string;
+  goal?: Goal;
 }
 
 /** Builds a row from paired samples (sample i of both series was taken under the same conditions). */
 export function compare(input: CompareInput): ResultRow {
   const spread = input.spread ?? "min-max";
+  const ratio = figure(pairedRatios(input.tether, input.baseline), spread);
   return {
     bench: input.bench,
     metric: input.metric,
@@ -42,8 +78,9 @@ export function compare(input: CompareInput): ResultRow {
     tether: figure(input.tether, spread),
     baselineName: input.baselineName,
     baseline: figure(input.baseline, spread),
-    ratio: figure(pairedRatios(input.tether, input.baseline), spread),
+    ratio,
     ...(input.note ? { note: input.note } : {}),
+    ...(input.goal ? { goal: input.goal, verdict: verdictOf(ratio, input.goal) } : {}),
   };
 }
 
@@ -67,7 +104,7 @@ function pad(rows: string[][]): string {
 
 /** The printed table: figures are medians with [min–max] or [p25–p75] as stated per row. */
 export function formatTable(rows: readonly ResultRow[]): string {
-  const header = ["bench", "metric", "tether", "baseline", "baseline figure", "ratio tether/baseline", "spread", "n"];
+  const header = ["bench", "metric", "tether", "baseline", "baseline figure", "ratio tether/baseline", "spread", "n", "goal"];
   const body = rows.map((r) => [
     r.bench,
     r.metric,
@@ -77,6 +114,7 @@ export function formatTable(rows: readonly ResultRow[]): string {
     `${cell(r.ratio)} (${r.better} is better)`,
     r.spread,
     String(r.tether.n),
+    r.verdict ?? "",
   ]);
   const notes = rows.filter((r) => r.note).map((r) => `  ${r.bench} / ${r.metric}: ${r.note}`);
   return pad([header, ...body]) + (notes.length ? `\n\nNotes:\n${notes.join("\n")}` : "");

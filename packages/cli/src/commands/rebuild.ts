@@ -21,7 +21,7 @@ type RebuildCliResult =
   | { rolledBack: RebuildState & { repaired: number } }
   | { rebuilt: RebuildResult };
 
-const PHASE: Record<RebuildProgress["phase"], string> = { loading: "loading rows", catching_up: "verifying (catch-up)", swapped: "checking after the swap" };
+const PHASE: Record<RebuildProgress["phase"], string> = { loading: "loading rows", catching_up: "verifying (catch-up)", swapped: "swapped" };
 
 /** `tether rebuild <collection>`: zero-downtime index rebuild, and its resume, discard, rollback and finish. */
 export function registerRebuild(program: Command): void {
@@ -100,7 +100,7 @@ export function registerRebuild(program: Command): void {
       const r = result.rebuilt;
       return [
         `${name}: ${r.alias} now serves ${r.index}${r.resumed ? " (resumed)" : ""}`,
-        `  loaded ${r.rowsLoaded} row(s) in ${(r.loadMs / 1000).toFixed(2)} s; ${r.catchUpRounds} verify pass(es) in ${(r.catchUpMs / 1000).toFixed(2)} s repaired ${r.caughtUp}; swap ${Math.round(r.swapMs)} ms; ${r.repairedAfterSwap} repaired after the swap`,
+        `  loaded ${r.rowsLoaded} row(s) in ${(r.loadMs / 1000).toFixed(2)} s; ${r.catchUpRounds} verify pass(es) in ${(r.catchUpMs / 1000).toFixed(2)} s repaired ${r.caughtUp}; swap ${Math.round(r.swapMs)} ms; ${r.jobsExpeditedAfterSwap} job(s) of writes made meanwhile due at once`,
         r.previous ? `  kept ${r.previous} for --rollback; drop it with --finish` : "  there was no index before: nothing kept",
       ].join("\n");
     });

@@ -28,8 +28,13 @@ export const TetherOptionsSchema = strict({
       deadlineMs: ms("Deadline of one drain transaction. Default 30000."),
       maxAttempts: count("Permanent per-item failures before a job is parked. Default 5."),
       sinkRetries: count("Request-level retries inside one downstream call. Default 2.", 0),
-      sweepLimit: count("Expired jobs moved per sweep statement. Default 10000."),
-      sweepBudgetMs: ms("Time a pass may spend sweeping expired jobs. Default 5000."),
+      sweepLimit: count("Expired jobs moved per statement of Drainer.sweep() (a pass sweeps through its claim). Default 10000."),
+      sweepBudgetMs: ms("Time a pass may spend claiming again while its claims meet expired jobs. Default 5000."),
+      writeFirst: Type.Optional(
+        Type.Union([Type.Literal("auto"), Type.Literal("always"), Type.Literal("never")], {
+          description: "Write before reading (only refused writes are read and decided): auto switches by what the passes find. Default \"auto\".",
+        }),
+      ),
     }),
   ),
   maintenance: Type.Optional(

@@ -11,7 +11,9 @@ import { readBack } from "./read-back.js";
 /**
  * One collection's share of a drain batch, as a pipeline:
  * load (rows and downstream states) → decide (the verification matrix) → write (one bulk) →
- * read back → settle (confirm, retry or park every job). Each step hands the next only the
+ * read back → settle (confirm, retry or park every job). With write-first (./write-first.ts)
+ * the pass writes the entities a pre-read cannot change the write of before reading anything,
+ * and runs the read → decide → write steps only for the ones the engine refused. Each step hands the next only the
  * entities still in play; an entity leaves the pipeline once its jobs are in the ledger.
  */
 
@@ -47,17 +49,14 @@ export async function syncCollection(ctx: BatchContext, collection: Collection<a
   const entities = await load(ctx, collection, jobs);
   const sinkOpts: SinkCallOptions = { signal: ctx.signal, retries: ctx.sinkRetries };
 
-  let before: Map<string, DownstreamState>;
-  try {
-    before = await timeStage("verify", entities.length, () => ctx.sink.fetchStates(collection.index, entities.map((e) => e.id), sinkOpts));
-  } catch (err) {
-    ledger.retry(entities.flatMap((e) => e.jobs), `reading downstream failed: ${String(err)}`);
-    return;
+  let accepted: AcceptedWrite[] = [];
+  let toRead = entities;
+  if (ctx.writeFirst?.use(collection)) {
+    const first = await writeFirst(ctx, collection, entities, sinkOpts, ledger);
+    accepted = first.accepted;
+    toRead = first.toRead;
   }
-
-  const planned = await leapfrog(ctx, collection, timeStageSync("build", entities.length, () => decide(collection, entities, before, ledger)), ledger);
-  if (planned.length === 0) return;
-  const accepted = await write(ctx, collection, planned, sinkOpts, ledger);
+  if (toRead.length > 0) accepted.push(...(await readThenWrite(ctx, collection, toRead, sinkOpts, ledger)));
   if (accepted.length === 0) return;
 
   let after: Map<string, DownstreamState>;
@@ -70,6 +69,74 @@ export async function syncCollection(ctx: BatchContext, collection: Collection<a
     return;
   }
   await settle(ctx, collection, accepted, after, ledger);
+}
+
+/** The matrix's path: read every entity's downstream state, decide, write what differs. */
+async function readThenWrite(ctx: BatchContext, collection: Collection<any>, entities: Entity[], sinkOpts: SinkCallOptions, ledger: Ledger): Promise<AcceptedWrite[]> {
+  let before: Map<string, DownstreamState>;
+  try {
+    before = await timeStage("verify", entities.length, () => ctx.sink.fetchStates(collection.index, entities.map((e) => e.id), sinkOpts));
+  } catch (err) {
+    ledger.retry(entities.flatMap((e) => e.jobs), `reading downstream failed: ${String(err)}`);
+    return [];
+  }
+  const decided = timeStageSync("build", entities.length, () => decide(collection, entities, before, ledger));
+  if (ctx.writeFirst) {
+    // How many got the write they would have got without the read (their own version, no bump).
+    const eligible = entities.filter((e) => e.row !== undefined && !e.force).length;
+    const undecided = decided.filter((w) => w.entity.row !== undefined && !w.entity.force && w.bumpVersionTo === undefined && w.op.version === rowVersion(collection, w.entity.row)).length;
+    ctx.writeFirst.recordRead(collection, eligible, undecided);
+  }
+  const planned = await leapfrog(ctx, collection, decided, ledger);
+  if (planned.length === 0) return [];
+  return write(ctx, collection, planned, sinkOpts, ledger);
+}
+
+/**
+ * Write first (see write-first.ts): every entity with a row and no force is written as if the
+ * downstream held nothing (its own version, external versioning). What the engine accepts is
+ * read back like any write; what it refuses as not newer goes, with the entities this cannot
+ * decide (hard deletes, forced jobs), to the matrix's read-then-write path.
+ */
+async function writeFirst(ctx: BatchContext, collection: Collection<any>, entities: Entity[], sinkOpts: SinkCallOptions, ledger: Ledger): Promise<{ accepted: AcceptedWrite[]; toRead: Entity[] }> {
+  const toRead: Entity[] = [];
+  const planned: PlannedWrite[] = [];
+  timeStageSync("build", entities.length, () => {
+    for (const entity of entities) {
+      if (entity.row === undefined || entity.force) {
+        toRead.push(entity);
+        continue;
+      }
+      try {
+        const plan = planEntity({ collection, id: entity.id, row: entity.row, downstream: undefined, force: false });
+        if (plan.action === "write") planned.push({ entity, op: plan.op, outcome: plan.outcome });
+        else toRead.push(entity);
+      } catch (err) {
+        ledger.fail(entity.jobs, `cannot build document: ${String(err)}`, true);
+      }
+    }
+  });
+  if (planned.length === 0) return { accepted: [], toRead };
+  let results;
+  try {
+    results = await timeStage("bulk", planned.length, () => ctx.sink.write(collection.index, planned.map((w) => w.op), sinkOpts));
+  } catch (err) {
+    ledger.retry(planned.flatMap((w) => w.entity.jobs), `bulk write failed: ${String(err)}`);
+    return { accepted: [], toRead: [] };
+  }
+  const accepted: AcceptedWrite[] = [];
+  let conflicts = 0;
+  results.forEach((res, i) => {
+    const w = planned[i]!;
+    if (res.status === "ok") accepted.push({ ...w, written: true });
+    else if (res.status === "conflict") {
+      conflicts++;
+      toRead.push(w.entity);
+    } else if (res.status === "retryable") ledger.retry(w.entity.jobs, res.error);
+    else ledger.fail(w.entity.jobs, res.error, false);
+  });
+  ctx.writeFirst?.recordWrite(collection, planned.length, conflicts);
+  return { accepted, toRead };
 }
 
 /** Load: groups the jobs by entity and reads the rows they name, in one statement. */

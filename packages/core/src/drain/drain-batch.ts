@@ -5,11 +5,12 @@ import { Ledger } from "./ledger.js";
 import { publishStage, timeStage } from "./drain-stages.js";
 import type { Collection } from "../collection.js";
 import { canonicalEntityId } from "../entity-id.js";
-import { parkJobs, rescheduleJobs, deleteJobs } from "../store/job-store.js";
-import { recordCompletions, type CompletionCount } from "../store/job-stat-store.js";
-import { REINDEX_TAG_PREFIX, type CompletionOutcome, type JobRow, type SyncJobArgs } from "../job.js";
-import { recordEntityEvents, type EntityEventKind, type NewEntityEvent } from "../store/entity-event-store.js";
+import { parkJobs, rescheduleJobs } from "../store/job-store.js";
+import { confirmJobs } from "../store/confirm-store.js";
+import type { CompletionCount } from "../store/job-stat-store.js";
+import type { CompletionOutcome, JobRow, SyncJobArgs } from "../job.js";
 import type { Logger } from "../logger.js";
+import type { WriteFirstPolicy } from "./write-first.js";
 import type { Sink } from "../sink.js";
 
 /** Counts of one drain pass, by what happened to each claimed job. */
@@ -42,7 +43,9 @@ export interface BatchContext {
   logger: Logger;
   /** Receives the per-lane completion counts recorded by the batch, to export after COMMIT. */
   completions?: CompletionCount[];
-  /** Record each confirmed job's outcome in the entity event log (the console's trace). Default true. */
+  /** Whether a pass writes before it reads (owned by the drainer: it learns across passes). Default: read first. */
+  writeFirst?: WriteFirstPolicy;
+  /** Record the confirmed jobs in the trace history (the console's entity trace). Default true. */
   entityEvents?: boolean;
 }
 
@@ -55,29 +58,6 @@ export function parseSyncArgs(kwargs: unknown): SyncJobArgs {
   if (k.force !== undefined && typeof k.force !== "boolean") throw new Error("kwargs.force must be a boolean");
   if (k.version !== undefined && !Number.isSafeInteger(Number(k.version))) throw new Error("kwargs.version must be an integer");
   return { id, ...(k.force ? { force: true } : {}), ...(k.version !== undefined ? { version: Number(k.version) } : {}) };
-}
-
-const EVENT_OF: Record<CompletionOutcome, EntityEventKind> = {
-  up_to_date: "synced",
-  repaired: "repaired",
-  forced: "forced",
-  deleted_downstream: "deleted",
-  parked: "parked",
-  expired: "expired",
-};
-
-function confirmedEvents(jobs: ReadonlyMap<string, JobRow>, confirmed: ReadonlyMap<string, CompletionOutcome>): NewEntityEvent[] {
-  const out: NewEntityEvent[] = [];
-  for (const [id, outcome] of confirmed) {
-    const job = jobs.get(id)!;
-    const entityId = (job.kwargs as { id?: unknown } | null)?.id;
-    if (entityId === undefined || entityId === null) continue;
-    // A bulk re-index that found the document current says nothing about the entity: skip
-    // it (a million of them would crowd out the history that matters). Its repairs are kept.
-    if (outcome === "up_to_date" && job.tag.startsWith(REINDEX_TAG_PREFIX)) continue;
-    out.push({ name: job.name, entityId: String(entityId), kind: EVENT_OF[outcome], jobId: id, tag: job.tag, priority: job.priority });
-  }
-  return out;
 }
 
 /**
@@ -127,14 +107,12 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
   counts.parked = ledger.parked.length;
   counts.retried = ledger.retried.length;
 
-  await timeStage("delete", ledger.confirmed.size, () => deleteJobs(ctx.trx, [...ledger.confirmed.keys()]));
+  // Confirmed jobs go, with the pass's completion counts and trace row, in one statement.
+  // Parked jobs are logged by the dead-letter table's trigger.
+  await timeStage("delete", ledger.confirmed.size, () => confirmJobs(ctx.trx, { confirmed: ledger.confirmed, stats: [...stats.values()], events: ctx.entityEvents !== false }));
   const ledgerStarted = performance.now();
   await rescheduleJobs(ctx.trx, ledger.retried);
   await parkJobs(ctx.trx, ledger.parked);
-  await recordCompletions(ctx.trx, [...stats.values()]);
-  // Parked jobs are logged by the dead-letter table's trigger; only the drainer knows how a
-  // confirmed job ended.
-  if (ctx.entityEvents !== false) await recordEntityEvents(ctx.trx, confirmedEvents(jobById, ledger.confirmed));
   publishStage("ledger", ledgerStarted, jobs.length);
   ctx.completions?.push(...stats.values());
   if (ledger.parked.length > 0) ctx.logger.warn({ parked: ledger.parked.slice(0, 10) }, "parked jobs");

@@ -8,14 +8,14 @@ import { publishStage, timeStage } from "./drain-stages.js";
 import { DeadlineExceededError, ValidationError } from "../errors.js";
 import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
 import { idColumnType } from "../store/collection-store.js";
-import { claimJobs, sweepExpired } from "../store/job-store.js";
+import { claimBatch, sweepExpired, type SweptLane } from "../store/job-store.js";
+import type { JobRow } from "../job.js";
 import { recordCompletions, type CompletionCount } from "../store/job-stat-store.js";
-import { pausedNames } from "../store/paused-lane-store.js";
-import { limitDrainTransaction } from "../store/session-store.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
 import type { Sink } from "../sink.js";
 import { WakeListener, type WakeListenerOptions } from "../wake/wake-listener.js";
+import { WriteFirstPolicy, type WriteFirstMode } from "./write-first.js";
 
 export interface DrainerOptions {
   db: Kysely<any>;
@@ -36,9 +36,13 @@ export interface DrainerOptions {
   backoff?: BackoffOptions;
   /** Request-level retries inside one downstream call (connection errors, 429/5xx). Default 2. */
   sinkRetries?: number;
-  /** Expired jobs moved to the dead-letter table per sweep statement. Default 10000. */
+  /** Expired jobs moved to the dead-letter table per statement of `sweep()`. Default 10000. */
   sweepLimit?: number;
-  /** Time a pass may spend sweeping expired jobs before claiming. Default 5000 ms. */
+  /**
+   * Time a pass may spend sweeping expired jobs. The claim sweeps the expired jobs it meets
+   * (they count towards the batch); while a claim met some and the batch is not full, the pass
+   * claims again, for up to this long. Default 5000 ms.
+   */
   sweepBudgetMs?: number;
   /**
    * Passes run side by side while batches come back full (each its own transaction and claim;
@@ -57,8 +61,17 @@ export interface DrainerOptions {
    * transaction-mode pooler (PgBouncer): give a session-mode connection string.
    */
   listen?: WakeListenerOptions;
-  /** Record each confirmed job's outcome in tether.entity_event (the console's entity trace). Default true. */
+  /** Record each confirmed job's outcome in the trace history (the console's entity trace). Default true. */
   entityEvents?: boolean;
+  /**
+   * Write before reading: entities with a row are written at their version with external
+   * versioning first, and only those the engine refuses as not newer are read and decided (one
+   * engine request per document fewer in a re-index or a backlog). "auto" starts reading first
+   * and switches per collection by what the passes find: to writing first after a pass whose
+   * pre-read changed no write for most entities, back after a pass whose writes were mostly
+   * refused. Default "auto".
+   */
+  writeFirst?: WriteFirstMode;
 }
 
 /** The defaults documented on `DrainerOptions`, and how each value is validated. */
@@ -73,6 +86,7 @@ export const DRAINER_DEFAULTS: OptionDefaults<Omit<DrainerOptions, "db" | "sink"
   intervalMs: [60_000, "positive integer"],
   intervalJitter: [0.1, "fraction"],
   entityEvents: [true, "boolean"],
+  writeFirst: ["auto", ["auto", "always", "never"]],
 };
 
 /** Why the loop started a pass. */
@@ -121,6 +135,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
   private phase: "idle" | "running" | "waking" = "idle";
   private wakePending = false;
   private listener: WakeListener | undefined;
+  private readonly writeFirst: WriteFirstPolicy;
 
   constructor(opts: DrainerOptions) {
     super();
@@ -134,6 +149,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       listen: opts.listen,
     };
     this.options = o;
+    this.writeFirst = new WriteFirstPolicy(o.writeFirst);
     this.byName = new Map();
     for (const c of o.collections) {
       if (this.byName.has(c.jobName)) throw new ValidationError("collections", `two collections use job name "${c.jobName}"`);
@@ -172,7 +188,29 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     return total;
   }
 
-  /** One pass: sweep expired jobs, claim a batch, verify, repair, confirm. Never throws. */
+  /**
+   * Claims a batch, sweeping the expired jobs the claim meets: while a claim swept some and the
+   * batch is not full, claims again (within the sweep budget), so a pass never comes back
+   * empty-handed from a queue whose front is expired.
+   */
+  private async claim(trx: Kysely<any>, now: Date | undefined): Promise<{ jobs: JobRow[]; expired: SweptLane[] }> {
+    const o = this.options;
+    const budgetEnds = performance.now() + o.sweepBudgetMs;
+    const jobs: JobRow[] = [];
+    const expired: SweptLane[] = [];
+    for (let first = true; ; first = false) {
+      const r = await claimBatch(trx, {
+        limit: o.batchSize - jobs.length,
+        ...(first ? { deadlineMs: o.deadlineMs } : { exclude: jobs.map((j) => j.id) }),
+        ...(now ? { now } : {}),
+      });
+      jobs.push(...r.jobs);
+      expired.push(...r.expired);
+      if (r.expired.length === 0 || jobs.length >= o.batchSize || performance.now() > budgetEnds) return { jobs, expired };
+    }
+  }
+
+  /** One pass: claim a batch (sweeping expired jobs on the way), verify, repair, confirm. Never throws. */
   async drainOnce(opts: { now?: Date } = {}): Promise<DrainResult> {
     const o = this.options;
     const started = performance.now();
@@ -181,26 +219,24 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       let counts = emptyCounts();
       let error: string | undefined;
       try {
-        counts.expired = await this.sweep(opts.now);
         // Everything read from the pool happens before the transaction takes its connection:
         // a pass must never wait for a second connection while holding one (N passes, pool of N).
-        const paused = await pausedNames(o.db);
         const idTypes = await this.idTypes();
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(new DeadlineExceededError(o.deadlineMs)), o.deadlineMs);
         const completions: CompletionCount[] = [];
+        let swept: SweptLane[] = [];
         try {
-          const expired = counts.expired;
           let batchDone: number | undefined;
           counts = await o.db.transaction().execute(async (trx) => {
-            await limitDrainTransaction(trx, o.deadlineMs);
-            const jobs = await timeStage("claim", o.batchSize, () => claimJobs(trx, { limit: o.batchSize, pausedNames: paused, ...(opts.now ? { now: opts.now } : {}) }));
+            const { jobs, expired } = await timeStage("claim", o.batchSize, () => this.claim(trx, opts.now));
+            swept = expired;
             if (jobs.length === 0) return emptyCounts();
             const ids = jobs.map((j) => j.id);
             this.emit("claimed", ids);
             try {
               const batch = await processBatch(
-                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents },
+                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents, writeFirst: this.writeFirst },
                 jobs,
               );
               batchDone = performance.now();
@@ -210,8 +246,10 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             }
           });
           if (batchDone !== undefined) publishStage("commit", batchDone, counts.claimed);
-          counts.expired = expired;
+          counts.expired = swept.reduce((a, m) => a + m.count, 0);
+          if (swept.length > 0) o.logger.warn({ expired: swept }, "moved expired jobs to the dead-letter table");
           // Counted only once the batch committed: a rolled-back batch completed nothing.
+          for (const m of swept) completions.push({ ...m, outcome: "expired" });
           for (const c of completions) instruments().jobsCompleted.add(c.count, { name: c.name, tag: c.tag, priority: c.priority, outcome: c.outcome });
         } finally {
           clearTimeout(timer);
@@ -248,9 +286,9 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       total.durationMs = performance.now() - started;
       const failed = results.find((r) => r.error);
       if (failed) return { ...total, error: failed.error! };
-      if (results.every((r) => r.claimed === 0)) break;
+      if (results.every((r) => r.claimed === 0 && r.expired === 0)) break;
       // Passes that only retried (nothing confirmed, nothing parked) would spin: stop and let the backoff work.
-      if (results.every((r) => r.claimed === r.retried && r.claimed < this.options.batchSize)) break;
+      if (results.every((r) => r.claimed === r.retried && r.claimed < this.options.batchSize && r.expired === 0)) break;
     }
     return total;
   }
@@ -280,7 +318,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
         for (const r of results) if (r.error && this.listenerCount("error") > 0) this.emit("error", new Error(r.error));
         if (this.stopping) break;
         // Full batches: there is more, go again at once, with every pass we are allowed.
-        const more = results.some((r) => !r.error && r.claimed >= this.options.batchSize);
+        const more = results.some((r) => !r.error && (r.claimed >= this.options.batchSize || r.expired > 0));
         width = more ? this.options.concurrency : 1;
         if (more) {
           reason = "full";

@@ -5,6 +5,8 @@ import type { Sink, SinkCallOptions } from "../sink.js";
 import { deleteRebuild, readRebuild, type RebuildState } from "../store/index-rebuild-store.js";
 import { catchUp } from "./catch-up.js";
 import { aliasSink, exclusively } from "./rebuild-index.js";
+import { rebuildPauseReason } from "./lane-hold.js";
+import { releasePausedName } from "../store/paused-lane-store.js";
 
 /**
  * The collection's rebuild as recorded: running or interrupted (`loading`, `catching_up`), or
@@ -18,7 +20,8 @@ export async function rebuildStatus(db: Kysely<any>, collection: Collection<any>
 }
 
 /**
- * Drops an interrupted rebuild before its swap: the half-built index and the record. The alias
+ * Drops an interrupted rebuild before its swap: the half-built index and the record, and the
+ * pause of the collection's lane a rebuild killed in its verify passes left behind. The alias
  * and the index in service were never touched.
  *
  * @example
@@ -33,6 +36,7 @@ export async function discardRebuild(db: Kysely<any>, sink: Sink, collection: Co
     // A process killed between the swap's write block and its atomic step left the block behind.
     await engine.releaseWriteBlock?.(state.alias);
     await engine.deleteIndex(state.target);
+    await releasePausedName(db, collection.jobName, rebuildPauseReason(collection));
     await deleteRebuild(db, collection.name);
     return state;
   });

@@ -9,6 +9,7 @@ import { insertRebuild, readRebuild, setRebuildPhase, withRebuildLock, type Rebu
 import type { VerifyOptions } from "../verify/verify-collection.js";
 import { bulkLoad } from "./bulk-load.js";
 import { catchUp } from "./catch-up.js";
+import { holdLane } from "./lane-hold.js";
 
 export type { RebuildPhase, RebuildState } from "../store/index-rebuild-store.js";
 
@@ -33,7 +34,7 @@ export interface RebuildOptions {
 
 export interface RebuildProgress {
   collection: string;
-  /** loading: rows into the new index; catching_up: verify and repair it; swapped: checking it live. */
+  /** loading: rows into the new index; catching_up: verify and repair it; swapped: the alias points at it. */
   phase: "loading" | "catching_up" | "swapped";
   done: number;
   total: number;
@@ -54,8 +55,11 @@ export interface RebuildResult {
   /** Verify passes before the swap, and the entities they repaired in the new index. */
   catchUpRounds: number;
   caughtUp: number;
-  /** Entities the check after the swap repaired (writes that landed between the last pass and the swap). */
-  repairedAfterSwap: number;
+  /**
+   * Jobs of the collection's lane, enqueued while it was paused for the verify passes and the
+   * swap, made due at once after it: the drainer checks those writes against the new index.
+   */
+  jobsExpeditedAfterSwap: number;
   loadMs: number;
   catchUpMs: number;
   swapMs: number;
@@ -90,9 +94,10 @@ const stamp = () => new Date().toISOString().replace(/[-:.]/g, "").replace(/Z$/,
  * Rebuilds a collection's index with no downtime: creates a new index from the collection's
  * mapping, bulk-loads every row into it while live writes go on to the index in service, proves
  * it equal to the rows with verify passes that repair what the live writes meanwhile changed,
- * then points the collection's index name (an alias from then on) at it in one atomic step,
- * checks it once more, and keeps the previous index for `rollbackRebuild` until
- * `finishRebuild`. Killed half-way, the alias is untouched; `resume: true` continues after the
+ * then points the collection's index name (an alias from then on) at it in one atomic step, and
+ * keeps the previous index for `rollbackRebuild` until `finishRebuild`. The collection's lane
+ * is paused from the verify passes to the swap, so the jobs of the writes made meanwhile are
+ * confirmed against the new index (made due at once after the swap), not the old one. Killed half-way, the alias is untouched; `resume: true` continues after the
  * last loaded page, `discardRebuild` drops the half-built index.
  *
  * @example
@@ -154,16 +159,27 @@ export async function rebuildIndex(db: Kysely<any>, sink: Sink, collection: Coll
       ...(opts.verify ? { verify: opts.verify } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     };
-    const before = await catchUp(db, engine, collection, state.target, { ...verifyOpts, onProgress: (d, t) => progress("catching_up", d, t) });
-    if (!before.settled) opts.logger?.warn({ collection: collection.name, rounds: before.rounds }, "rebuild: live writes kept drift coming; swapping, the check after the swap repairs the rest");
-    const catchUpMs = performance.now() - catchUpStarted;
+    // The lane is paused from the verify passes to the swap: the writes made meanwhile keep
+    // their jobs, which the drainer checks against the new index once it serves the alias.
+    const lane = await holdLane(db, collection);
+    let before: Awaited<ReturnType<typeof catchUp>>;
+    let previous: string | null;
+    let catchUpMs: number;
+    let swapMs: number;
+    let jobsExpeditedAfterSwap = 0;
+    try {
+      before = await catchUp(db, engine, collection, state.target, { ...verifyOpts, onProgress: (d, t) => progress("catching_up", d, t) });
+      if (!before.settled) opts.logger?.warn({ collection: collection.name, rounds: before.rounds }, "rebuild: live writes kept drift coming; swapping, the drainer checks their jobs against the new index");
+      catchUpMs = performance.now() - catchUpStarted;
+      const swapStarted = performance.now();
+      previous = await swap(db, engine, collection, state);
+      swapMs = performance.now() - swapStarted;
+    } finally {
+      jobsExpeditedAfterSwap = await lane.release();
+    }
+    progress("swapped", jobsExpeditedAfterSwap, jobsExpeditedAfterSwap);
+    opts.logger?.info({ collection: collection.name, alias: state.alias, index: state.target, previous, jobsExpeditedAfterSwap }, "rebuild: swapped");
 
-    const swapStarted = performance.now();
-    const previous = await swap(db, engine, collection, state);
-    const swapMs = performance.now() - swapStarted;
-    opts.logger?.info({ collection: collection.name, alias: state.alias, index: state.target, previous }, "rebuild: swapped");
-
-    const after = await catchUp(db, engine, collection, state.alias, { ...verifyOpts, onProgress: (d, t) => progress("swapped", d, t) });
     return {
       collection: collection.name,
       alias: state.alias,
@@ -173,7 +189,7 @@ export async function rebuildIndex(db: Kysely<any>, sink: Sink, collection: Coll
       rowsLoaded,
       catchUpRounds: before.rounds,
       caughtUp: before.repaired,
-      repairedAfterSwap: after.repaired,
+      jobsExpeditedAfterSwap,
       loadMs,
       catchUpMs,
       swapMs,

@@ -1,18 +1,14 @@
 import { sql, type Kysely } from "kysely";
+import { REINDEX_TAG_PREFIX } from "../job.js";
 
-/** Every SQL statement on tether.entity_event lives here (the triggers are in the migration). */
+/**
+ * Every SQL statement on tether.entity_event and tether.entity_event_batch lives here, but the
+ * drainer's batch insert (ridden along with its confirming DELETE, see confirm-store.ts) and
+ * the operators' events (ridden along with their own statements). The triggers are in the
+ * migrations.
+ */
 
 export type EntityEventKind = "enqueued" | "synced" | "repaired" | "forced" | "deleted" | "parked" | "expired" | "cancelled" | "discarded" | "reprioritized";
-
-export interface NewEntityEvent {
-  name: string;
-  entityId: string;
-  kind: EntityEventKind;
-  jobId?: string;
-  tag?: string;
-  priority?: number;
-  detail?: string;
-}
 
 export interface EntityEvent {
   id: string;
@@ -24,22 +20,35 @@ export interface EntityEvent {
   detail: string | null;
 }
 
-/** Appends events in one statement. */
-export async function recordEntityEvents(db: Kysely<any>, events: readonly NewEntityEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  await sql`
-    INSERT INTO tether.entity_event (name, entity_id, kind, job_id, tag, priority, detail)
-    SELECT * FROM unnest(${events.map((e) => e.name)}::text[], ${events.map((e) => e.entityId)}::text[], ${events.map((e) => e.kind)}::text[],
-                         ${events.map((e) => e.jobId ?? null)}::bigint[], ${events.map((e) => e.tag ?? null)}::text[],
-                         ${events.map((e) => e.priority ?? null)}::int[], ${events.map((e) => (e.detail === undefined ? null : e.detail.slice(0, 500)))}::text[])`.execute(db);
-}
-
-/** The newest events of one entity, newest first. */
+/**
+ * The newest events of one entity, newest first, from the three places its history lives: the
+ * event rows (parked, expired, operator actions), the drainer's batch rows (each confirmed job:
+ * when it was enqueued and how it ended), and the jobs still pending (enqueued, bulk re-index
+ * work aside). Event ids say where an event comes from: `<n>` an event row, `b<batch>.<i>` a
+ * batch row's job i (`…e` its enqueue), `j<job>` a pending job.
+ */
 export async function listEntityEvents(db: Kysely<any>, name: string, entityId: string, limit: number): Promise<EntityEvent[]> {
   const r = await sql<{ id: string; at: Date; kind: EntityEventKind; job_id: string | null; tag: string | null; priority: number | null; detail: string | null }>`
-    SELECT id, at, kind, job_id, tag, priority, detail FROM tether.entity_event
-    WHERE name = ${name} AND entity_id = ${entityId}
-    ORDER BY id DESC LIMIT ${limit}`.execute(db);
+    SELECT * FROM (
+      (SELECT id::text AS id, at, kind, job_id, tag, priority, detail, kind <> 'enqueued' AS later, id AS seq
+       FROM tether.entity_event WHERE name = ${name} AND entity_id = ${entityId}
+       ORDER BY id DESC LIMIT ${limit})
+      UNION ALL
+      (SELECT 'b' || b.id || '.' || u.i || e.suffix, e.at, e.kind, u.job_id, u.tag, u.priority, NULL, e.later, b.id
+       FROM tether.entity_event_batch b
+       CROSS JOIN LATERAL unnest(b.entity_ids, b.job_ids, b.kinds, b.tags, b.priorities, b.enqueued_at)
+         WITH ORDINALITY AS u(entity_id, job_id, kind, tag, priority, enqueued_at, i)
+       CROSS JOIN LATERAL (VALUES (b.at, u.kind, '', true), (u.enqueued_at, 'enqueued', 'e', false)) AS e(at, kind, suffix, later)
+       WHERE b.name = ${name} AND b.entity_ids @> ARRAY[${entityId}::text] AND u.entity_id = ${entityId}
+       ORDER BY b.id DESC LIMIT ${limit})
+      UNION ALL
+      (SELECT 'j' || j.id, j.enqueued_at, 'enqueued', j.id, j.tag, j.priority,
+              CASE WHEN j.last_error IS NOT NULL THEN 'retried from the dead-letter table' WHEN j.kwargs->>'force' = 'true' THEN 'forced' END,
+              false, j.id
+       FROM tether.job j WHERE j.name = ${name} AND j.kwargs->>'id' = ${entityId} AND NOT starts_with(j.tag, ${REINDEX_TAG_PREFIX})
+       ORDER BY j.id DESC LIMIT ${limit})
+    ) AS h
+    ORDER BY at DESC, later DESC, seq DESC LIMIT ${limit}`.execute(db);
   return r.rows.map((x) => ({ id: String(x.id), at: x.at.toISOString(), kind: x.kind, jobId: x.job_id === null ? null : String(x.job_id), tag: x.tag, priority: x.priority, detail: x.detail }));
 }
 
@@ -55,7 +64,7 @@ export interface PruneEntityEventsOptions {
 }
 
 /**
- * Bounds the log: by age, and per entity. Only recently active entities can have gone over the
+ * Bounds the log: by age, and per entity (batch rows by age only: one is never rewritten). Only recently active entities can have gone over the
  * per-entity bound since the last pass, so only those are counted (the at index bounds the scan).
  */
 export async function pruneEntityEvents(db: Kysely<any>, o: PruneEntityEventsOptions): Promise<number> {
@@ -70,5 +79,8 @@ export async function pruneEntityEvents(db: Kysely<any>, o: PruneEntityEventsOpt
         SELECT id FROM tether.entity_event x WHERE x.name = a.name AND x.entity_id = a.entity_id
         ORDER BY id DESC OFFSET ${o.perEntity}) AS e
       LIMIT ${o.limit})`.execute(db);
-  return Number(old.numAffectedRows ?? 0) + Number(over.numAffectedRows ?? 0);
+  const batches = await sql`
+    DELETE FROM tether.entity_event_batch WHERE id IN (
+      SELECT id FROM tether.entity_event_batch WHERE at < now() - ${o.retentionMs} * interval '1 millisecond' ORDER BY at LIMIT ${o.limit})`.execute(db);
+  return Number(old.numAffectedRows ?? 0) + Number(over.numAffectedRows ?? 0) + Number(batches.numAffectedRows ?? 0);
 }

@@ -29,47 +29,102 @@ export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<strin
   return r.rows.map((x) => String(x.id));
 }
 
-/** Distinct priorities present, by a loose index scan (one probe per priority). */
-async function priorities(db: Db): Promise<number[]> {
-  const r = await sql<{ priority: number }>`
+export interface ClaimOptions {
+  limit: number;
+  /** Pin the clock (tests). Defaults to the database's now(). */
+  now?: Date;
+  /**
+   * Bounds the rest of the drain transaction (statement_timeout = deadlineMs, lock_timeout
+   * 5 s, idle_in_transaction_session_timeout = deadlineMs + 10 s), set by the claim itself so
+   * a pass spends no round trip on it. Omit to leave the session's settings alone.
+   */
+  deadlineMs?: number;
+  /** Jobs this transaction claimed already (a second claim in it would see them again: its own locks do not skip). */
+  exclude?: readonly string[];
+}
+
+/** Expired jobs a claim moved to the dead-letter table, per lane. */
+export interface SweptLane {
+  name: string;
+  tag: string;
+  priority: number;
+  count: number;
+}
+
+export interface ClaimResult {
+  jobs: JobRow[];
+  expired: SweptLane[];
+}
+
+/**
+ * Claims up to `limit` due jobs of unpaused lanes, lowest priority first, then by when they
+ * became due, in ONE statement. Must run inside the drain transaction: the row locks are the
+ * claim.
+ *
+ * The statement walks the claim index one priority at a time (a loose index scan finds the
+ * priorities; `scheduled_at <= now` is an index condition, so future jobs cost nothing), reads
+ * the paused lanes, and sweeps: an expired job it meets (expired jobs sit at the front, their
+ * scheduled_at is old) is moved to tether.dead_job and counted as a completion instead of
+ * being filtered row by row on every claim. Expired jobs count towards `limit`, so a claim
+ * never scans more rows than it takes; `expired` says how many of them there were.
+ */
+export async function claimBatch(trx: Db, opts: ClaimOptions): Promise<ClaimResult> {
+  const now = at(opts.now);
+  const limits =
+    opts.deadlineMs === undefined
+      ? sql`SELECT 1`
+      : sql`SELECT set_config('idle_in_transaction_session_timeout', ${String(opts.deadlineMs + 10_000)}, true),
+                   set_config('statement_timeout', ${String(opts.deadlineMs)}, true),
+                   set_config('lock_timeout', '5000', true)`;
+  const r = await sql<JobRow & { expired: boolean; count: string | null }>`
     WITH RECURSIVE p AS (
       (SELECT priority FROM tether.job ORDER BY priority LIMIT 1)
       UNION ALL
       SELECT (SELECT j.priority FROM tether.job j WHERE j.priority > p.priority ORDER BY j.priority LIMIT 1)
       FROM p WHERE p.priority IS NOT NULL
+    ), limits AS MATERIALIZED (${limits}),
+    c AS MATERIALIZED (
+      SELECT j.* FROM p CROSS JOIN limits CROSS JOIN LATERAL (
+        SELECT id, name, priority, tag, kwargs, attempts, enqueued_at, scheduled_at, expires_at <= ${now} AS expired
+        FROM tether.job
+        WHERE priority = p.priority AND scheduled_at <= ${now}
+          -- A hashed subplan: an array of paused names from a CTE made the planner guess one row
+          -- and sort a sequential scan instead of walking the index.
+          AND (NOT EXISTS (SELECT FROM tether.paused_name pn WHERE pn.name = tether.job.name) OR expires_at <= ${now})
+          ${opts.exclude?.length ? sql`AND id <> ALL(${opts.exclude}::bigint[])` : sql``}
+        ORDER BY scheduled_at, id
+        LIMIT ${opts.limit}
+        FOR UPDATE SKIP LOCKED) AS j
+      WHERE p.priority IS NOT NULL
+      LIMIT ${opts.limit}
+    ), swept AS (
+      DELETE FROM tether.job WHERE id IN (SELECT id FROM c WHERE expired)
+      RETURNING *
+    ), dead AS (
+      INSERT INTO tether.dead_job (job_id, name, enqueued_at, scheduled_at, expires_at, priority, tag, kwargs, attempts, last_error, reason)
+      SELECT id, name, enqueued_at, scheduled_at, expires_at, priority, tag, kwargs, attempts, last_error, 'expired' FROM swept
+      RETURNING name, tag, priority
+    ), stat AS (
+      INSERT INTO tether.job_stat (name, tag, priority, outcome, count)
+      SELECT name, tag, priority, 'expired', count(*) FROM dead GROUP BY 1, 2, 3
+      RETURNING name, tag, priority, count
     )
-    SELECT priority FROM p WHERE priority IS NOT NULL`.execute(db);
-  return r.rows.map((x) => x.priority);
-}
-
-export interface ClaimOptions {
-  limit: number;
-  pausedNames?: readonly string[];
-  /** Pin the clock (tests). Defaults to the database's now(). */
-  now?: Date;
-}
-
-/**
- * Claims up to `limit` due, unexpired jobs of unpaused lanes, lowest priority first, then by
- * when they became due. Must run inside the drain transaction: the row locks are the claim.
- */
-export async function claimJobs(trx: Db, opts: ClaimOptions): Promise<JobRow[]> {
-  const out: JobRow[] = [];
-  const paused = [...(opts.pausedNames ?? [])];
-  for (const priority of await priorities(trx)) {
-    const remaining = opts.limit - out.length;
-    if (remaining <= 0) break;
-    const r = await sql<JobRow>`
-      SELECT id, name, priority, tag, kwargs, attempts, enqueued_at, scheduled_at
-      FROM tether.job
-      WHERE priority = ${priority} AND scheduled_at <= ${at(opts.now)} AND expires_at > ${at(opts.now)}
-        AND name <> ALL(${paused}::text[])
-      ORDER BY scheduled_at, id
-      LIMIT ${remaining}
-      FOR UPDATE SKIP LOCKED`.execute(trx);
-    for (const row of r.rows) out.push({ ...row, id: String(row.id) });
+    SELECT id, name, priority, tag, kwargs, attempts, enqueued_at, scheduled_at, false AS expired, NULL::int AS count FROM c WHERE NOT expired
+    UNION ALL
+    SELECT NULL, name, priority, tag, NULL, NULL, NULL, NULL, true, count FROM stat
+    ORDER BY expired, priority, scheduled_at, id`.execute(trx);
+  const jobs: JobRow[] = [];
+  const expired: SweptLane[] = [];
+  for (const row of r.rows) {
+    if (row.expired) expired.push({ name: row.name, tag: row.tag, priority: row.priority, count: Number(row.count) });
+    else jobs.push({ id: String(row.id), name: row.name, priority: row.priority, tag: row.tag, kwargs: row.kwargs, attempts: row.attempts, enqueued_at: row.enqueued_at, scheduled_at: row.scheduled_at });
   }
-  return out;
+  return { jobs, expired };
+}
+
+/** The jobs of `claimBatch` (expired ones it met are swept all the same). */
+export async function claimJobs(trx: Db, opts: ClaimOptions): Promise<JobRow[]> {
+  return (await claimBatch(trx, opts)).jobs;
 }
 
 /** Deletes confirmed jobs. */

@@ -7,16 +7,6 @@ import { sql, type Kysely } from "kysely";
 
 type Db = Kysely<any>;
 
-/**
- * Bounds the drain transaction: statements end at the deadline, and Postgres ends the session
- * 10 s after it if the process itself stalls (so a hung drainer never keeps its claims).
- */
-export async function limitDrainTransaction(trx: Db, deadlineMs: number): Promise<void> {
-  await sql`SELECT set_config('idle_in_transaction_session_timeout', ${String(deadlineMs + 10_000)}, true),
-                   set_config('statement_timeout', ${String(deadlineMs)}, true),
-                   set_config('lock_timeout', '5000', true)`.execute(trx);
-}
-
 /** statement_timeout for the rest of the current transaction. */
 export async function setStatementTimeout(trx: Db, ms: number): Promise<void> {
   await sql`SELECT set_config('statement_timeout', ${String(ms)}, true)`.execute(trx);

@@ -25,6 +25,17 @@ export async function expediteJobs(db: Kysely<any>, ids: readonly string[]): Pro
   return Number(r.rows[0]?.n ?? 0);
 }
 
+/** Makes a lane's jobs enqueued since `since` due now and wakes drainers, in one statement. */
+export async function expediteLaneSince(db: Kysely<any>, name: string, since: Date): Promise<number> {
+  const r = await sql<{ n: string }>`
+    WITH u AS (
+      UPDATE tether.job SET scheduled_at = now()
+      WHERE name = ${name} AND enqueued_at >= ${since.toISOString()}::timestamptz AND scheduled_at > now() RETURNING name
+    )
+    SELECT count(*) AS n, (SELECT pg_notify(${WAKE_CHANNEL}, min(name)) FROM u HAVING count(*) > 0) AS notified FROM u`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
 /** Checks a channel name (it is spliced into LISTEN, which takes no parameters). */
 export function checkChannel(channel: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`invalid channel name "${channel}"`);

@@ -1,0 +1,55 @@
+import { sql, type Kysely } from "kysely";
+import { REINDEX_TAG_PREFIX, type CompletionOutcome } from "../job.js";
+import type { CompletionCount } from "./job-stat-store.js";
+
+type Db = Kysely<any>;
+
+/** What a drain pass confirmed, to record in one statement. */
+export interface Confirmation {
+  /** Confirmed job ids, each with how it ended. */
+  confirmed: ReadonlyMap<string, CompletionOutcome>;
+  /** Completion counts of the pass (confirmed and parked), appended to tether.job_stat. */
+  stats: readonly CompletionCount[];
+  /** Record the confirmed jobs in the trace history (tether.entity_event_batch). */
+  events: boolean;
+}
+
+/** The trace's word for each way a job was confirmed. */
+const EVENT_KIND = { up_to_date: "synced", repaired: "repaired", forced: "forced", deleted_downstream: "deleted" } as const;
+
+/**
+ * Deletes the confirmed jobs, appends the pass's completion counts and, per lane, one trace row
+ * holding every confirmed job in arrays (taken from the deleted rows themselves): the whole
+ * ledger of a clean pass in ONE round trip. A bulk re-index job that found its document current
+ * says nothing about the entity and is left out of the trace (its repairs are kept).
+ * Returns how many jobs were deleted.
+ */
+export async function confirmJobs(db: Db, c: Confirmation): Promise<number> {
+  const ids = [...c.confirmed.keys()];
+  const kinds = [...c.confirmed.values()].map((o) => EVENT_KIND[o as keyof typeof EVENT_KIND] ?? o);
+  const stats = c.stats.filter((s) => s.count > 0);
+  const statInsert = stats.length
+    ? sql`, stat AS (
+        INSERT INTO tether.job_stat (name, tag, priority, outcome, count)
+        SELECT * FROM unnest(${stats.map((s) => s.name)}::text[], ${stats.map((s) => s.tag)}::text[],
+                             ${stats.map((s) => s.priority)}::int[], ${stats.map((s) => s.outcome)}::text[],
+                             ${stats.map((s) => s.count)}::int[]))`
+    : sql``;
+  const eventInsert = c.events
+    ? sql`, ev AS (
+        INSERT INTO tether.entity_event_batch (name, entity_ids, job_ids, kinds, tags, priorities, enqueued_at)
+        SELECT d.name, array_agg(d.entity_id ORDER BY d.id), array_agg(d.id ORDER BY d.id), array_agg(u.kind ORDER BY d.id),
+               array_agg(d.tag ORDER BY d.id), array_agg(d.priority ORDER BY d.id), array_agg(d.enqueued_at ORDER BY d.id)
+        FROM d JOIN unnest(${ids}::bigint[], ${kinds}::text[]) AS u(id, kind) ON u.id = d.id
+        WHERE d.entity_id IS NOT NULL AND NOT (u.kind = 'synced' AND starts_with(d.tag, ${REINDEX_TAG_PREFIX}))
+        GROUP BY d.name)`
+    : sql``;
+  if (ids.length === 0 && stats.length === 0) return 0;
+  const r = await sql<{ n: string }>`
+    WITH d AS (
+      DELETE FROM tether.job WHERE id = ANY(${ids}::bigint[])
+      RETURNING id, name, kwargs->>'id' AS entity_id, tag, priority, enqueued_at
+    )${statInsert}${eventInsert}
+    SELECT count(*) AS n FROM d`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
+}
