@@ -33,6 +33,7 @@ const perSink = [
   "test/verify/verify-deep.test.ts",
   "test/rebuild/rebuild.test.ts",
   "test/engine/text-ids.test.ts",
+  "test/engine/index-lifecycle.test.ts",
 ];
 const openSearchOnly = ["packages/opensearch/test/**/*.test.ts"];
 

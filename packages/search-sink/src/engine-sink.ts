@@ -5,6 +5,7 @@ import {
   type BucketRange,
   type BucketSummary,
   type DownstreamState,
+  type IndexCheck,
   type IndexLayout,
   type Sink,
   type SinkCallOptions,
@@ -17,6 +18,7 @@ import { bulkItemResults } from "./bulk-item-results.js";
 import { bulkLines } from "./bulk-body.js";
 import { META_FIELD, META_MAPPING } from "./document-meta.js";
 import * as aliases from "./index-aliases.js";
+import * as lifecycle from "./index-lifecycle.js";
 
 /** What one request to the engine carries: the caller's signal and a timeout. */
 export interface EngineRequest {
@@ -95,8 +97,11 @@ export abstract class EngineSink implements Sink {
 
   /** Realtime `_mget`; an empty `sourceIncludes` asks for no source at all (`_source: false`). */
   protected abstract mgetDocs(index: string, ids: string[], sourceIncludes: string[], r: EngineRequest): Promise<MgetDoc[]>;
-  /** Sends `_bulk` lines; resolves with the answer's `items`. */
-  protected abstract bulkItems(lines: unknown[], r: EngineRequest): Promise<Record<string, unknown>[]>;
+  /**
+   * Sends `_bulk` lines; resolves with the answer's `items`. `requireAlias` sends `require_alias`:
+   * the engine refuses an item whose index name is not an alias instead of creating an index.
+   */
+  protected abstract bulkItems(lines: unknown[], r: EngineRequest, opts?: { requireAlias?: boolean }): Promise<Record<string, unknown>[]>;
   protected abstract searchBody(index: string, body: Record<string, unknown>, r: EngineRequest): Promise<SearchAnswer>;
   /** Opens a scroll (`scroll` keep-alive) with the first page of `body`. */
   protected abstract scrollStart(index: string, body: Record<string, unknown>, keepAlive: string, r: EngineRequest): Promise<SearchAnswer & { _scroll_id?: string }>;
@@ -105,8 +110,11 @@ export abstract class EngineSink implements Sink {
   protected abstract createIndex(index: string, body: { settings: Record<string, unknown>; mappings: Record<string, unknown> }): Promise<void>;
   protected abstract refreshNow(index: string): Promise<void>;
   protected abstract clusterStatus(r: EngineRequest): Promise<string>;
-  /** One administrative request (aliases, settings, clone); a 404 answer resolves, other errors throw. */
-  protected abstract adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /**
+   * One administrative request (aliases, settings, clone); a 404 answer resolves, other errors
+   * throw. Without `r`, a long timeout (clones, index creation) and no signal.
+   */
+  protected abstract adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown, r?: EngineRequest): Promise<{ status: number; body: unknown }>;
   /** Reads any error the client throws (or an abort reason). */
   abstract describeFailure(err: unknown): EngineFailure;
   abstract close(): Promise<void>;
@@ -148,18 +156,32 @@ export abstract class EngineSink implements Sink {
     }
   }
 
-  async ensureIndex(index: string, mappings: Record<string, unknown> = {}): Promise<void> {
+  /** The body of an index Tether creates: one shard, the configured replicas, tether's metadata mapping merged in. */
+  private indexBody(mappings: Record<string, unknown>): { settings: Record<string, unknown>; mappings: Record<string, unknown> } {
     const props = (mappings.properties as Record<string, unknown> | undefined) ?? {};
+    return { settings: { number_of_shards: 1, number_of_replicas: this.replicas }, mappings: { ...mappings, properties: { ...props, [META_FIELD]: META_MAPPING } } };
+  }
+
+  async ensureIndex(index: string, mappings: Record<string, unknown> = {}): Promise<void> {
     try {
-      await this.createIndex(this.indexName(index), {
-        settings: { number_of_shards: 1, number_of_replicas: this.replicas },
-        mappings: { ...mappings, properties: { ...props, [META_FIELD]: META_MAPPING } },
-      });
+      await this.createIndex(this.indexName(index), this.indexBody(mappings));
     } catch (err) {
       const f = this.describeFailure(err);
       // After a rebuild the name is an alias of the live index: that is the index existing too.
       if (f.type !== "resource_already_exists_exception" && !(f.type === "invalid_index_name_exception" && /already exists as alias/.test(f.description))) throw err;
     }
+  }
+
+  async provisionIndex(index: string, mappings: Record<string, unknown> = {}, opts?: SinkCallOptions): Promise<{ created: boolean }> {
+    return this.call("provisionIndex", { retries: 0, ...opts }, (r) => lifecycle.provisionIndex(this.adminWith(r), this.indexName(index), this.indexBody(mappings)));
+  }
+
+  async checkIndex(index: string, mappings: Record<string, unknown> = {}, opts?: SinkCallOptions): Promise<IndexCheck> {
+    return this.call("checkIndex", { retries: 0, ...opts }, (r) => lifecycle.checkIndex(this.adminWith(r), this.indexName(index), this.indexBody(mappings).mappings));
+  }
+
+  private adminWith(r: EngineRequest): aliases.AdminRequest {
+    return (method, path, body) => this.adminRequest(method, path, body, r);
   }
 
   private admin: aliases.AdminRequest = (method, path, body) => this.adminRequest(method, path, body);
@@ -228,12 +250,17 @@ export abstract class EngineSink implements Sink {
     return source;
   }
 
+  /** Names seen to be concrete indices (made before Tether put indices behind aliases): written without `require_alias`. */
+  private readonly concreteIndices = new Set<string>();
+
   async write(index: string, ops: readonly SinkOperation[], opts?: SinkCallOptions): Promise<SinkItemResult[]> {
     if (ops.length === 0) return [];
     const target = this.indexName(index);
+    // The engine must never create the index with guessed mappings: every write names an alias.
+    const requireAlias = !this.concreteIndices.has(target);
     let items;
     try {
-      items = await this.call("bulk", opts, (r) => this.bulkItems(ops.flatMap((op) => bulkLines(op, target)), r));
+      items = await this.call("bulk", opts, (r) => this.bulkItems(ops.flatMap((op) => bulkLines(op, target)), r, { requireAlias }));
     } catch (err) {
       if (err instanceof PermanentSinkError && this.describeFailure(err.cause).status === 413 && ops.length > 1) {
         // The request as a whole is too large: split until each item stands or fails alone.
@@ -243,7 +270,28 @@ export abstract class EngineSink implements Sink {
       if (err instanceof PermanentSinkError) return ops.map((op) => ({ id: op.id, status: "permanent" as const, error: err.message }));
       throw err;
     }
-    return bulkItemResults(ops, items);
+    const results = bulkItemResults(ops, items);
+    const refused = results.flatMap((r, i) => (r.status !== "ok" && "error" in r && lifecycle.REQUIRE_ALIAS_REFUSAL.test(r.error) ? [i] : []));
+    return refused.length === 0 ? results : this.writeRefused(index, ops, results, refused, opts);
+  }
+
+  /**
+   * Items `require_alias` refused: the name is a concrete index made before Tether put indices
+   * behind aliases (written again without the flag, and from now on), or nothing at all (kept
+   * as retryable, naming the fix: no write creates an index).
+   */
+  private async writeRefused(index: string, ops: readonly SinkOperation[], results: SinkItemResult[], refused: number[], opts?: SinkCallOptions): Promise<SinkItemResult[]> {
+    const target = this.indexName(index);
+    const layout = await this.call("indexLayout", opts, (r) => aliases.indexLayout(this.adminWith(r), target));
+    if (layout.kind === "index") {
+      this.concreteIndices.add(target);
+      const again = await this.write(index, refused.map((i) => ops[i]!), opts);
+      refused.forEach((i, k) => (results[i] = again[k]!));
+      return results;
+    }
+    const error = `index ${target} does not exist: run \`tether migrate\` to create it with the collection's mapping (Tether never lets the engine create an index)`;
+    for (const i of refused) results[i] = { id: ops[i]!.id, status: "retryable", error };
+    return results;
   }
 
   async summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]> {
