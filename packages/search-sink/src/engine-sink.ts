@@ -163,12 +163,16 @@ export abstract class EngineSink implements Sink {
   }
 
   async ensureIndex(index: string, mappings: Record<string, unknown> = {}): Promise<void> {
+    const name = this.indexName(index);
     try {
-      await this.createIndex(this.indexName(index), this.indexBody(mappings));
+      await this.createIndex(name, this.indexBody(mappings));
+      this.noteLayout(name, "index");
     } catch (err) {
       const f = this.describeFailure(err);
       // After a rebuild the name is an alias of the live index: that is the index existing too.
-      if (f.type !== "resource_already_exists_exception" && !(f.type === "invalid_index_name_exception" && /already exists as alias/.test(f.description))) throw err;
+      const isAlias = f.type === "invalid_index_name_exception" && /already exists as alias/.test(f.description);
+      if (f.type !== "resource_already_exists_exception" && !isAlias) throw err;
+      this.noteLayout(name, isAlias ? "alias" : "index");
     }
   }
 
@@ -177,7 +181,20 @@ export abstract class EngineSink implements Sink {
   }
 
   async checkIndex(index: string, mappings: Record<string, unknown> = {}, opts?: SinkCallOptions): Promise<IndexCheck> {
-    return this.call("checkIndex", { retries: 0, ...opts }, (r) => lifecycle.checkIndex(this.adminWith(r), this.indexName(index), this.indexBody(mappings).mappings));
+    const name = this.indexName(index);
+    const check = await this.call("checkIndex", { retries: 0, ...opts }, (r) => lifecycle.checkIndex(this.adminWith(r), name, this.indexBody(mappings).mappings));
+    this.noteLayout(name, check.kind === "present" ? check.layout : "missing");
+    return check;
+  }
+
+  /**
+   * Remembers whether a name is a concrete index: writes to one go without `require_alias` (the
+   * flag would refuse them). Every layout the sink sees updates it, so the write path rarely
+   * pays a round trip to learn it.
+   */
+  private noteLayout(name: string, kind: IndexLayout["kind"]): void {
+    if (kind === "index") this.concreteIndices.add(name);
+    else this.concreteIndices.delete(name);
   }
 
   private adminWith(r: EngineRequest): aliases.AdminRequest {
@@ -188,16 +205,19 @@ export abstract class EngineSink implements Sink {
 
   async indexLayout(index: string): Promise<IndexLayout> {
     const layout = await aliases.indexLayout(this.admin, this.indexName(index));
+    this.noteLayout(this.indexName(index), layout.kind);
     if (layout.kind !== "alias") return layout;
     return { kind: "alias", indices: layout.indices.map((name) => (name.startsWith(this.prefix) ? name.slice(this.prefix.length) : name)) };
   }
 
   async swapAlias(alias: string, to: string, opts: { keepAs?: string } = {}): Promise<void> {
     await aliases.swapAlias(this.admin, this.indexName(alias), this.indexName(to), opts.keepAs === undefined ? undefined : this.indexName(opts.keepAs));
+    this.noteLayout(this.indexName(alias), "alias");
   }
 
   async deleteIndex(index: string): Promise<void> {
     await aliases.deleteIndex(this.admin, this.indexName(index));
+    this.noteLayout(this.indexName(index), "missing");
   }
 
   async releaseWriteBlock(index: string): Promise<void> {
@@ -282,9 +302,9 @@ export abstract class EngineSink implements Sink {
    */
   private async writeRefused(index: string, ops: readonly SinkOperation[], results: SinkItemResult[], refused: number[], opts?: SinkCallOptions): Promise<SinkItemResult[]> {
     const target = this.indexName(index);
-    const layout = await this.call("indexLayout", opts, (r) => aliases.indexLayout(this.adminWith(r), target));
+    const layout = await this.call("indexLayout", { ...opts, retries: 0 }, (r) => aliases.indexLayout(this.adminWith(r), target));
+    this.noteLayout(target, layout.kind);
     if (layout.kind === "index") {
-      this.concreteIndices.add(target);
       const again = await this.write(index, refused.map((i) => ops[i]!), opts);
       refused.forEach((i, k) => (results[i] = again[k]!));
       return results;
