@@ -32,6 +32,8 @@ export interface IndexReadinessOptions {
   create?: boolean;
   /** Bounds of each call to the engine (the caller's deadline). */
   call?: SinkCallOptions;
+  /** Throw the engine's error instead of reporting the collection `unreachable`. Default false. */
+  rethrow?: boolean;
 }
 
 /**
@@ -59,6 +61,7 @@ export async function indexReadiness(sink: Sink, collections: readonly Collectio
       else if (check.problems.length > 0) out.push({ ...base, state: "mapping_differs", layout: check.layout, problems: check.problems, fix: `run \`tether rebuild ${c.name}\`` });
       else out.push({ ...base, state: created ? "created" : "ready", layout: check.layout });
     } catch (err) {
+      if (opts.rethrow) throw err;
       out.push({ ...base, state: "unreachable", error: err instanceof Error ? err.message : String(err) });
     }
   }
