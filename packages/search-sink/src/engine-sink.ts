@@ -17,8 +17,11 @@ import {
 import { bulkItemResults } from "./bulk-item-results.js";
 import { bulkLines } from "./bulk-body.js";
 import { META_FIELD, META_MAPPING } from "./document-meta.js";
+import type { MgetDoc, SearchAnswer } from "./engine-answers.js";
 import * as aliases from "./index-aliases.js";
 import * as lifecycle from "./index-lifecycle.js";
+import { listBucketStates, summarizeBuckets } from "./bucket-reads.js";
+import { purgeTombstonesOf } from "./purge-tombstones.js";
 
 /** What one request to the engine carries: the caller's signal and a timeout. */
 export interface EngineRequest {
@@ -36,20 +39,7 @@ export interface EngineFailure {
   description: string;
 }
 
-/** One `_mget` entry, as both engines answer it. */
-export interface MgetDoc {
-  _id: string;
-  found?: boolean;
-  _version?: number;
-  _source?: { tether?: { deleted?: boolean } };
-  error?: { type?: string; reason?: string | null };
-}
-
-/** The part of a `_search` answer the sinks read. */
-export interface SearchAnswer {
-  hits: { total?: number | { value: number }; hits: { _id?: string | null; _version?: number; _source?: unknown; sort?: unknown[] }[] };
-  aggregations?: Record<string, unknown>;
-}
+export type { MgetDoc, SearchAnswer } from "./engine-answers.js";
 
 export interface EngineSinkOptions {
   /** Prepended to every index name (tests give each file its own). Default "". */
@@ -65,7 +55,6 @@ export interface EngineSinkOptions {
 }
 
 const LIST_PAGE = 5_000;
-const PURGE_PAGE = 1_000;
 
 /**
  * A sink for an engine that speaks Elasticsearch's document API: realtime `_mget` of versions,
@@ -315,146 +304,31 @@ export abstract class EngineSink implements Sink {
   }
 
   async summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]> {
-    if (buckets.length === 0) return [];
-    const res = await this.call("summarize", opts, (r) =>
-      this.searchBody(
-        this.indexName(index),
-        {
-          size: 0,
-          track_total_hits: false,
-          query: { bool: { filter: [{ term: { [`${META_FIELD}.deleted`]: false } }] } },
-          aggs: {
-            b: {
-              range: { field: `${META_FIELD}.key`, ranges: buckets.map((b) => ({ from: b.from, to: b.to })), keyed: false },
-              aggs: { h: { sum: { field: `${META_FIELD}.hash` } }, ...(this.aggregatesVersions ? { v: { sum: { field: "_version" } } } : {}) },
-            },
-          },
-        },
-        r,
-      ),
-    );
-    const agg = (res.aggregations?.b as { buckets: { doc_count: number; h: { value: number }; v?: { value: number } }[] } | undefined)?.buckets ?? [];
-    const scanned = this.aggregatesVersions ? undefined : await this.scanVersionSums(index, buckets, opts);
-    return buckets.map((_, i) => ({
-      count: agg[i]?.doc_count ?? 0,
-      hashSum: agg[i]?.h.value ?? 0,
-      versionSum: scanned ? scanned[i]! : (agg[i]?.v?.value ?? 0),
-    }));
-  }
-
-  /** Per-bucket sums of `_version` over live documents, read page by page (ids and versions only). */
-  private async scanVersionSums(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<number[]> {
-    const sums = buckets.map(() => 0);
-    const order = buckets.map((b, i) => ({ ...b, i })).sort((a, b) => a.from - b.from);
-    const from = order[0]!.from;
-    const to = Math.max(...order.map((b) => b.to));
-    let after: unknown[] | undefined;
-    for (;;) {
-      const res = await this.call("summarize", opts, (r) =>
-        this.searchBody(
-          this.indexName(index),
-          {
-            size: LIST_PAGE,
-            version: true,
-            _source: false,
-            track_total_hits: false,
-            query: { bool: { filter: [{ term: { [`${META_FIELD}.deleted`]: false } }, { range: { [`${META_FIELD}.key`]: { gte: from, lt: to } } }] } },
-            sort: [{ [`${META_FIELD}.key`]: "asc" }],
-            ...(after ? { search_after: after } : {}),
-          },
-          r,
-        ),
-      );
-      const hits = res.hits.hits;
-      let k = 0;
-      for (const h of hits) {
-        const key = Number(h.sort?.[0]);
-        // Hits come sorted by key, so the bucket cursor only moves forward.
-        while (k < order.length && order[k]!.to <= key) k++;
-        const b = order[k];
-        if (b && key >= b.from && key < b.to) sums[b.i]! += Number(h._version ?? 0);
-      }
-      if (hits.length < LIST_PAGE) break;
-      after = hits[hits.length - 1]!.sort;
-    }
-    return sums;
+    return summarizeBuckets((body) => this.call("summarize", opts, (r) => this.searchBody(this.indexName(index), body, r)), buckets, this.aggregatesVersions);
   }
 
   async listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {
-    const out = new Map<string, DownstreamState>();
-    let after: unknown[] | undefined;
-    for (;;) {
-      const res = await this.call("listStates", opts, (r) =>
-        this.searchBody(
-          this.indexName(index),
-          {
-            size: LIST_PAGE,
-            version: true,
-            _source: [`${META_FIELD}.deleted`],
-            query: { range: { [`${META_FIELD}.key`]: { gte: range.from, lt: range.to } } },
-            sort: [{ [`${META_FIELD}.key`]: "asc" }],
-            ...(after ? { search_after: after } : {}),
-          },
-          r,
-        ),
-      );
-      const hits = res.hits.hits;
-      for (const h of hits) out.set(String(h._id), { version: Number(h._version ?? 0), deleted: (h._source as { tether?: { deleted?: boolean } } | undefined)?.tether?.deleted === true });
-      if (hits.length < LIST_PAGE) break;
-      after = hits[hits.length - 1]!.sort;
-    }
-    return out;
+    return listBucketStates((body) => this.call("listStates", opts, (r) => this.searchBody(this.indexName(index), body, r)), range);
   }
 
   /**
-   * Tombstones written before `before`, removed page by page: a search (refreshed), then a bulk
-   * of deletes at each tombstone's version + 1 (external), which a newer write since refuses.
-   * A removed tombstone's id is guarded by the engine's delete marker for `index.gc_deletes`
-   * more, then no longer: that is the retention's trade-off.
+   * Tombstones written before `before`, removed page by page (see `purgeTombstonesOf`).
    */
   async purgeTombstones(index: string, p: { before: number; dryRun?: boolean }, opts?: SinkCallOptions): Promise<TombstonePurgeResult> {
     const target = this.indexName(index);
-    const result: TombstonePurgeResult = { found: 0, purged: 0, skipped: 0 };
-    const skippedIds: string[] = [];
-    const query = () => ({
-      bool: {
-        filter: [{ term: { [`${META_FIELD}.deleted`]: true } }, { range: { [`${META_FIELD}.deleted_at`]: { lt: p.before } } }],
-        ...(skippedIds.length > 0 ? { must_not: [{ ids: { values: skippedIds } }] } : {}),
-      },
-    });
-    try {
-      await this.refreshNow(target);
-    } catch (err) {
-      if (this.isMissingIndex(err)) return result;
-      throw err;
-    }
-    if (p.dryRun) {
-      const res = await this.call("purgeTombstones", opts, (r) => this.searchBody(target, { size: 0, track_total_hits: true, query: query() }, r));
-      const total = res.hits.total;
-      result.found = typeof total === "number" ? total : (total?.value ?? 0);
-      return result;
-    }
-    for (;;) {
-      const res = await this.call("purgeTombstones", opts, (r) =>
-        this.searchBody(target, { size: PURGE_PAGE, version: true, _source: false, track_total_hits: false, query: query() }, r),
-      );
-      const hits = res.hits.hits;
-      if (hits.length === 0) break;
-      result.found += hits.length;
-      const lines = hits.map((h) => ({ delete: { _index: target, _id: String(h._id), version: Number(h._version ?? 0) + 1, version_type: "external" } }));
-      const items = await this.call("purgeTombstones", opts, (r) => this.bulkItems(lines, r));
-      items.forEach((item, i) => {
-        const status = Number((item.delete as { status?: number } | undefined)?.status ?? 0);
-        if (status >= 200 && status < 300) result.purged += 1;
-        else {
-          // 409: a newer write since; anything else is left for the next purge.
-          result.skipped += 1;
-          skippedIds.push(String(hits[i]!._id));
+    return purgeTombstonesOf(target, p, {
+      refresh: async () => {
+        try {
+          await this.refreshNow(target);
+          return true;
+        } catch (err) {
+          if (this.isMissingIndex(err)) return false;
+          throw err;
         }
-      });
-      await this.refreshNow(target);
-    }
-    return result;
+      },
+      search: (body) => this.call("purgeTombstones", opts, (r) => this.searchBody(target, body, r)),
+      bulk: (lines) => this.call("purgeTombstones", opts, (r) => this.bulkItems(lines, r)),
+    });
   }
 
   /**
