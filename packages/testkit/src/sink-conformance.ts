@@ -93,6 +93,29 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       }
     });
 
+    it("never lets a write create an index: a missing one answers retryable naming `tether migrate`; provisionIndex creates it behind an alias that checkIndex reads back (when offered)", async () => {
+      const name = `c${++n}_owned`;
+      const results = await sink.write(name, [index("1", 1)]);
+      expect(results).toEqual([{ id: "1", status: "retryable", error: expect.stringMatching(/does not exist: run `tether migrate`/) }]);
+      expect(await sink.indexLayout?.(name)).toEqual(sink.indexLayout ? { kind: "missing" } : undefined);
+      if (!sink.provisionIndex || !sink.checkIndex) return;
+      expect(await sink.checkIndex(name, MAPPINGS)).toEqual({ kind: "missing" });
+      expect(await sink.provisionIndex(name, MAPPINGS)).toEqual({ created: true });
+      expect(await sink.provisionIndex(name, MAPPINGS)).toEqual({ created: false });
+      expect(await sink.checkIndex(name, MAPPINGS)).toEqual({ kind: "present", layout: "alias", problems: [] });
+      expect(await sink.write(name, [index("1", 1)])).toEqual([{ id: "1", status: "ok" }]);
+      // A mapping declared since: a field the index lacks, one it maps otherwise.
+      const declared = { properties: { ...MAPPINGS.properties, title: { type: "keyword" }, tags: { type: "keyword" } } };
+      expect(await sink.checkIndex(name, declared)).toEqual({
+        kind: "present",
+        layout: "alias",
+        problems: [
+          { field: "title", declared: "keyword", actual: "text" },
+          { field: "tags", declared: "keyword", actual: null },
+        ],
+      });
+    });
+
     it("reads versions alone (when it offers fetchVersions) at once after a write, absent ids left out", async () => {
       if (!sink.fetchVersions) return;
       const i = await freshIndex();
