@@ -34,6 +34,8 @@ const perSink = [
   "test/rebuild/rebuild.test.ts",
   "test/capture/re-insert-histories.test.ts",
   "test/engine/leapfrog-durability.test.ts",
+  "test/engine/text-ids.test.ts",
+  "test/engine/index-lifecycle.test.ts",
 ];
 const openSearchOnly = ["packages/opensearch/test/**/*.test.ts"];
 

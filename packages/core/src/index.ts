@@ -68,17 +68,19 @@ export type { DrainCounts } from "./drain/drain-batch.js";
 // Re-index, verify, alerts, queue figures, maintenance.
 export { enqueueReindex, type ReindexRequest, type ReindexResult } from "./write/reindex.js";
 export { hasIntegerIds, verifyCollection, type VerifyOptions, type VerifyProgress, type VerifyReport } from "./verify/verify-collection.js";
+export { canonicalEntityId, MAX_ID_BYTES, type EntityIdType } from "./entity-id.js";
 export { deepVerifyCollection, type DeepDriftKind, type DeepVerifyOptions, type DeepVerifyReport } from "./verify/deep-verify.js";
 export { DRIFT_KINDS, type DriftKind } from "./verify/verification-matrix.js";
 export { evaluateAlerts, type AlertName, type AlertStatus, type AlertThresholds, type AlertsReport } from "./ops/alerts.js";
 export { queueStats, type DeadCounts, type GroupCounts, type QueueCounts, type QueueStats, type QueueStatsOptions } from "./ops/queue-read-model.js";
+export { describeIndexReport, indexReadiness, type IndexReadinessOptions, type IndexReport, type IndexState } from "./ops/index-readiness.js";
 export { runMaintenance, type MaintenanceOptions, type MaintenanceResult } from "./ops/maintenance.js";
 export { rebuildIndex, type RebuildOptions, type RebuildPhase, type RebuildProgress, type RebuildResult, type RebuildState } from "./rebuild/rebuild-index.js";
 export { discardRebuild, finishRebuild, rebuildStatus, rollbackRebuild } from "./rebuild/rebuild-admin.js";
 export { DEFAULT_TOMBSTONE_RETENTION_MS, purgeTombstones, type CollectionPurgeResult, type PurgeTombstonesOptions } from "./ops/tombstone-purge.js";
 
 // The sink contract, for adapters.
-export type { BucketRange, BucketSummary, DownstreamState, IndexLayout, Sink, SinkCallOptions, SinkItemResult, SinkItemStatus, SinkOperation, ScannedDocument, TombstonePurgeResult } from "./sink.js";
+export type { BucketRange, BucketSummary, DownstreamState, IndexCheck, IndexLayout, MappingProblem, Sink, SinkCallOptions, SinkItemResult, SinkItemStatus, SinkOperation, ScannedDocument, TombstonePurgeResult } from "./sink.js";
 export { entityHash } from "./verify/entity-hash.js";
 export { contentHash } from "./verify/content-hash.js";
 

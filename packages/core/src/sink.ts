@@ -95,11 +95,34 @@ export interface ScannedDocument {
  */
 export type IndexLayout = { kind: "missing" } | { kind: "index" } | { kind: "alias"; indices: string[] };
 
+/** One declared field the index's mapping lacks (`actual` null) or maps otherwise. */
+export interface MappingProblem {
+  /** Dotted path, e.g. `tags` or `title.raw`. */
+  field: string;
+  declared: string;
+  actual: string | null;
+}
+
+/**
+ * What `checkIndex` found under a collection's index name: nothing (run `tether migrate`), or an
+ * index (behind an alias, or a concrete index of that name made before Tether owned its indexes)
+ * with the declared fields its mapping lacks or contradicts (fix: `tether rebuild`).
+ */
+export type IndexCheck = { kind: "missing" } | { kind: "present"; layout: "alias" | "index"; problems: MappingProblem[] };
+
 export interface Sink {
   /** For logs and metrics, e.g. "elasticsearch". */
   readonly kind: string;
   /** Creates the index with tether's metadata mapping merged into `mappings`, if missing. */
   ensureIndex(index: string, mappings?: Record<string, unknown>): Promise<void>;
+  /**
+   * Optional: creates the collection's index behind an alias of that name, with tether's
+   * metadata mapping merged into `mappings`, when the name holds nothing. `tether migrate` calls
+   * it: Tether, not the engine's auto-creation, makes every index. Answers whether it created one.
+   */
+  provisionIndex?(index: string, mappings?: Record<string, unknown>, opts?: SinkCallOptions): Promise<{ created: boolean }>;
+  /** Optional: what the name holds, and the declared fields its mapping lacks or contradicts (see `IndexCheck`). */
+  checkIndex?(index: string, mappings?: Record<string, unknown>, opts?: SinkCallOptions): Promise<IndexCheck>;
   /** Reads current states, realtime (no refresh needed). Throws RetryableSinkError when unreachable. */
   fetchStates(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, DownstreamState>>;
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalEntityId, findTextProblem, parseTimestampBound, textProblem, ValidationError } from "../src/internal.js";
+import { findTextProblem, parseTimestampBound, textProblem, ValidationError } from "../src/internal.js";
 
 describe("the edge rules core shares with every caller", () => {
   it("reads re-index bounds as real calendar instants in 0001..9999 UTC", () => {
@@ -12,18 +12,6 @@ describe("the edge rules core shares with every caller", () => {
       expect(() => parseTimestampBound("from", bad), bad).toThrow(ValidationError);
     }
     expect(() => parseTimestampBound("to", "2024-02-30")).toThrow("to: 2024-02-30 is not a calendar date");
-  });
-
-  it("applies one id rule: positive integers within the column's type, canonical text", () => {
-    expect(canonicalEntityId("bigint", "007")).toEqual({ id: "7" });
-    expect(canonicalEntityId("bigint", 42)).toEqual({ id: "42" });
-    expect(canonicalEntityId("bigint", "9223372036854775807")).toEqual({ id: "9223372036854775807" });
-    expect(canonicalEntityId("integer", "2147483648")).toHaveProperty("error");
-    for (const bad of ["0", "-5", "+5", "1.5", "1e3", " 1", "", "9223372036854775808", 0, -1, 1.5, 2 ** 63, null, {}]) {
-      expect(canonicalEntityId("bigint", bad), String(bad)).toHaveProperty("error");
-    }
-    expect(canonicalEntityId("uuid", "3F2504E0-4F89-11D3-9A0C-0305E82C3301")).toEqual({ id: "3f2504e0-4f89-11d3-9a0c-0305e82c3301" });
-    expect(canonicalEntityId("text", "a b")).toHaveProperty("error");
   });
 
   it("refuses NUL and lone surrogates in text, and finds them by path", () => {

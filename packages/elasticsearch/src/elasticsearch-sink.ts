@@ -33,8 +33,8 @@ export class ElasticsearchSink extends EngineSink {
     return res.docs as MgetDoc[];
   }
 
-  protected async bulkItems(lines: unknown[], r: EngineRequest): Promise<Record<string, unknown>[]> {
-    const res = await this.client.bulk({ operations: lines, refresh: this.refreshOnWrite }, this.transport(r));
+  protected async bulkItems(lines: unknown[], r: EngineRequest, opts: { requireAlias?: boolean } = {}): Promise<Record<string, unknown>[]> {
+    const res = await this.client.bulk({ operations: lines, refresh: this.refreshOnWrite, ...(opts.requireAlias ? { require_alias: true } : {}) }, this.transport(r));
     return res.items as Record<string, unknown>[];
   }
 
@@ -66,8 +66,11 @@ export class ElasticsearchSink extends EngineSink {
     return (await this.client.cluster.health({}, this.transport(r))).status;
   }
 
-  protected async adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-    const res = await this.client.transport.request({ method, path, ...(body === undefined ? {} : { body: body as never }) }, { ignore: [404], meta: true, requestTimeout: 120_000, maxRetries: 0 });
+  protected async adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown, r?: EngineRequest): Promise<{ status: number; body: unknown }> {
+    const res = await this.client.transport.request(
+      { method, path, ...(body === undefined ? {} : { body: body as never }) },
+      { ignore: [404], meta: true, ...(r ? this.transport(r) : { requestTimeout: 120_000, maxRetries: 0 }) },
+    );
     return { status: res.statusCode ?? 200, body: res.body };
   }
 

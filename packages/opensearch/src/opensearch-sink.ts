@@ -75,8 +75,8 @@ export class OpenSearchSink extends EngineSink {
     return body.docs as MgetDoc[];
   }
 
-  protected async bulkItems(lines: unknown[], r: EngineRequest): Promise<Record<string, unknown>[]> {
-    const body = await this.send(r, (o) => this.client.bulk({ body: lines as never, refresh: this.refreshOnWrite }, o));
+  protected async bulkItems(lines: unknown[], r: EngineRequest, opts: { requireAlias?: boolean } = {}): Promise<Record<string, unknown>[]> {
+    const body = await this.send(r, (o) => this.client.bulk({ body: lines as never, refresh: this.refreshOnWrite, ...(opts.requireAlias ? { require_alias: true } : {}) }, o));
     return body.items as unknown as Record<string, unknown>[];
   }
 
@@ -108,8 +108,15 @@ export class OpenSearchSink extends EngineSink {
     return String((await this.send(r, (o) => this.client.cluster.health({}, o))).status);
   }
 
-  protected async adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-    const res = await this.client.transport.request({ method, path, ...(body === undefined ? {} : { body: body as never }) }, { ignore: [404], requestTimeout: 120_000, maxRetries: 0 });
+  protected async adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown, r?: EngineRequest): Promise<{ status: number; body: unknown }> {
+    const request = { method, path, ...(body === undefined ? {} : { body: body as never }) };
+    if (r) {
+      // Through send: the caller's signal and timeout bound it.
+      // The whole response as `send`'s body: the status matters here (a 404 resolves).
+      const res = await this.send<{ statusCode?: number | null; body: unknown }>(r, (o) => this.client.transport.request(request, { ...o, ignore: [404] }).then((whole) => ({ body: whole })) as never);
+      return { status: res.statusCode ?? 200, body: res.body };
+    }
+    const res = await this.client.transport.request(request, { ignore: [404], requestTimeout: 120_000, maxRetries: 0 });
     return { status: res.statusCode ?? 200, body: res.body };
   }
 

@@ -5,6 +5,7 @@ import {
   type BucketRange,
   type BucketSummary,
   type DownstreamState,
+  type IndexCheck,
   type IndexLayout,
   type Sink,
   type SinkCallOptions,
@@ -16,7 +17,11 @@ import {
 import { bulkItemResults } from "./bulk-item-results.js";
 import { bulkLines } from "./bulk-body.js";
 import { META_FIELD, META_MAPPING } from "./document-meta.js";
+import type { MgetDoc, SearchAnswer } from "./engine-answers.js";
 import * as aliases from "./index-aliases.js";
+import * as lifecycle from "./index-lifecycle.js";
+import { listBucketStates, summarizeBuckets } from "./bucket-reads.js";
+import { purgeTombstonesOf } from "./purge-tombstones.js";
 
 /** What one request to the engine carries: the caller's signal and a timeout. */
 export interface EngineRequest {
@@ -34,20 +39,7 @@ export interface EngineFailure {
   description: string;
 }
 
-/** One `_mget` entry, as both engines answer it. */
-export interface MgetDoc {
-  _id: string;
-  found?: boolean;
-  _version?: number;
-  _source?: { tether?: { deleted?: boolean } };
-  error?: { type?: string; reason?: string | null };
-}
-
-/** The part of a `_search` answer the sinks read. */
-export interface SearchAnswer {
-  hits: { total?: number | { value: number }; hits: { _id?: string | null; _version?: number; _source?: unknown; sort?: unknown[] }[] };
-  aggregations?: Record<string, unknown>;
-}
+export type { MgetDoc, SearchAnswer } from "./engine-answers.js";
 
 export interface EngineSinkOptions {
   /** Prepended to every index name (tests give each file its own). Default "". */
@@ -63,7 +55,6 @@ export interface EngineSinkOptions {
 }
 
 const LIST_PAGE = 5_000;
-const PURGE_PAGE = 1_000;
 
 /**
  * A sink for an engine that speaks Elasticsearch's document API: realtime `_mget` of versions,
@@ -95,8 +86,11 @@ export abstract class EngineSink implements Sink {
 
   /** Realtime `_mget`; an empty `sourceIncludes` asks for no source at all (`_source: false`). */
   protected abstract mgetDocs(index: string, ids: string[], sourceIncludes: string[], r: EngineRequest): Promise<MgetDoc[]>;
-  /** Sends `_bulk` lines; resolves with the answer's `items`. */
-  protected abstract bulkItems(lines: unknown[], r: EngineRequest): Promise<Record<string, unknown>[]>;
+  /**
+   * Sends `_bulk` lines; resolves with the answer's `items`. `requireAlias` sends `require_alias`:
+   * the engine refuses an item whose index name is not an alias instead of creating an index.
+   */
+  protected abstract bulkItems(lines: unknown[], r: EngineRequest, opts?: { requireAlias?: boolean }): Promise<Record<string, unknown>[]>;
   protected abstract searchBody(index: string, body: Record<string, unknown>, r: EngineRequest): Promise<SearchAnswer>;
   /** Opens a scroll (`scroll` keep-alive) with the first page of `body`. */
   protected abstract scrollStart(index: string, body: Record<string, unknown>, keepAlive: string, r: EngineRequest): Promise<SearchAnswer & { _scroll_id?: string }>;
@@ -105,8 +99,11 @@ export abstract class EngineSink implements Sink {
   protected abstract createIndex(index: string, body: { settings: Record<string, unknown>; mappings: Record<string, unknown> }): Promise<void>;
   protected abstract refreshNow(index: string): Promise<void>;
   protected abstract clusterStatus(r: EngineRequest): Promise<string>;
-  /** One administrative request (aliases, settings, clone); a 404 answer resolves, other errors throw. */
-  protected abstract adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /**
+   * One administrative request (aliases, settings, clone); a 404 answer resolves, other errors
+   * throw. Without `r`, a long timeout (clones, index creation) and no signal.
+   */
+  protected abstract adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown, r?: EngineRequest): Promise<{ status: number; body: unknown }>;
   /** Reads any error the client throws (or an abort reason). */
   abstract describeFailure(err: unknown): EngineFailure;
   abstract close(): Promise<void>;
@@ -148,34 +145,68 @@ export abstract class EngineSink implements Sink {
     }
   }
 
-  async ensureIndex(index: string, mappings: Record<string, unknown> = {}): Promise<void> {
+  /** The body of an index Tether creates: one shard, the configured replicas, tether's metadata mapping merged in. */
+  private indexBody(mappings: Record<string, unknown>): { settings: Record<string, unknown>; mappings: Record<string, unknown> } {
     const props = (mappings.properties as Record<string, unknown> | undefined) ?? {};
+    return { settings: { number_of_shards: 1, number_of_replicas: this.replicas }, mappings: { ...mappings, properties: { ...props, [META_FIELD]: META_MAPPING } } };
+  }
+
+  async ensureIndex(index: string, mappings: Record<string, unknown> = {}): Promise<void> {
+    const name = this.indexName(index);
     try {
-      await this.createIndex(this.indexName(index), {
-        settings: { number_of_shards: 1, number_of_replicas: this.replicas },
-        mappings: { ...mappings, properties: { ...props, [META_FIELD]: META_MAPPING } },
-      });
+      await this.createIndex(name, this.indexBody(mappings));
+      this.noteLayout(name, "index");
     } catch (err) {
       const f = this.describeFailure(err);
       // After a rebuild the name is an alias of the live index: that is the index existing too.
-      if (f.type !== "resource_already_exists_exception" && !(f.type === "invalid_index_name_exception" && /already exists as alias/.test(f.description))) throw err;
+      const isAlias = f.type === "invalid_index_name_exception" && /already exists as alias/.test(f.description);
+      if (f.type !== "resource_already_exists_exception" && !isAlias) throw err;
+      this.noteLayout(name, isAlias ? "alias" : "index");
     }
+  }
+
+  async provisionIndex(index: string, mappings: Record<string, unknown> = {}, opts?: SinkCallOptions): Promise<{ created: boolean }> {
+    return this.call("provisionIndex", { retries: 0, ...opts }, (r) => lifecycle.provisionIndex(this.adminWith(r), this.indexName(index), this.indexBody(mappings)));
+  }
+
+  async checkIndex(index: string, mappings: Record<string, unknown> = {}, opts?: SinkCallOptions): Promise<IndexCheck> {
+    const name = this.indexName(index);
+    const check = await this.call("checkIndex", { retries: 0, ...opts }, (r) => lifecycle.checkIndex(this.adminWith(r), name, this.indexBody(mappings).mappings));
+    this.noteLayout(name, check.kind === "present" ? check.layout : "missing");
+    return check;
+  }
+
+  /**
+   * Remembers whether a name is a concrete index: writes to one go without `require_alias` (the
+   * flag would refuse them). Every layout the sink sees updates it, so the write path rarely
+   * pays a round trip to learn it.
+   */
+  private noteLayout(name: string, kind: IndexLayout["kind"]): void {
+    if (kind === "index") this.concreteIndices.add(name);
+    else this.concreteIndices.delete(name);
+  }
+
+  private adminWith(r: EngineRequest): aliases.AdminRequest {
+    return (method, path, body) => this.adminRequest(method, path, body, r);
   }
 
   private admin: aliases.AdminRequest = (method, path, body) => this.adminRequest(method, path, body);
 
   async indexLayout(index: string): Promise<IndexLayout> {
     const layout = await aliases.indexLayout(this.admin, this.indexName(index));
+    this.noteLayout(this.indexName(index), layout.kind);
     if (layout.kind !== "alias") return layout;
     return { kind: "alias", indices: layout.indices.map((name) => (name.startsWith(this.prefix) ? name.slice(this.prefix.length) : name)) };
   }
 
   async swapAlias(alias: string, to: string, opts: { keepAs?: string } = {}): Promise<void> {
     await aliases.swapAlias(this.admin, this.indexName(alias), this.indexName(to), opts.keepAs === undefined ? undefined : this.indexName(opts.keepAs));
+    this.noteLayout(this.indexName(alias), "alias");
   }
 
   async deleteIndex(index: string): Promise<void> {
     await aliases.deleteIndex(this.admin, this.indexName(index));
+    this.noteLayout(this.indexName(index), "missing");
   }
 
   async releaseWriteBlock(index: string): Promise<void> {
@@ -228,12 +259,17 @@ export abstract class EngineSink implements Sink {
     return source;
   }
 
+  /** Names seen to be concrete indices (made before Tether put indices behind aliases): written without `require_alias`. */
+  private readonly concreteIndices = new Set<string>();
+
   async write(index: string, ops: readonly SinkOperation[], opts?: SinkCallOptions): Promise<SinkItemResult[]> {
     if (ops.length === 0) return [];
     const target = this.indexName(index);
+    // The engine must never create the index with guessed mappings: every write names an alias.
+    const requireAlias = !this.concreteIndices.has(target);
     let items;
     try {
-      items = await this.call("bulk", opts, (r) => this.bulkItems(ops.flatMap((op) => bulkLines(op, target)), r));
+      items = await this.call("bulk", opts, (r) => this.bulkItems(ops.flatMap((op) => bulkLines(op, target)), r, { requireAlias }));
     } catch (err) {
       if (err instanceof PermanentSinkError && this.describeFailure(err.cause).status === 413 && ops.length > 1) {
         // The request as a whole is too large: split until each item stands or fails alone.
@@ -243,150 +279,56 @@ export abstract class EngineSink implements Sink {
       if (err instanceof PermanentSinkError) return ops.map((op) => ({ id: op.id, status: "permanent" as const, error: err.message }));
       throw err;
     }
-    return bulkItemResults(ops, items);
-  }
-
-  async summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]> {
-    if (buckets.length === 0) return [];
-    const res = await this.call("summarize", opts, (r) =>
-      this.searchBody(
-        this.indexName(index),
-        {
-          size: 0,
-          track_total_hits: false,
-          query: { bool: { filter: [{ term: { [`${META_FIELD}.deleted`]: false } }] } },
-          aggs: {
-            b: {
-              range: { field: `${META_FIELD}.key`, ranges: buckets.map((b) => ({ from: b.from, to: b.to })), keyed: false },
-              aggs: { h: { sum: { field: `${META_FIELD}.hash` } }, ...(this.aggregatesVersions ? { v: { sum: { field: "_version" } } } : {}) },
-            },
-          },
-        },
-        r,
-      ),
-    );
-    const agg = (res.aggregations?.b as { buckets: { doc_count: number; h: { value: number }; v?: { value: number } }[] } | undefined)?.buckets ?? [];
-    const scanned = this.aggregatesVersions ? undefined : await this.scanVersionSums(index, buckets, opts);
-    return buckets.map((_, i) => ({
-      count: agg[i]?.doc_count ?? 0,
-      hashSum: agg[i]?.h.value ?? 0,
-      versionSum: scanned ? scanned[i]! : (agg[i]?.v?.value ?? 0),
-    }));
-  }
-
-  /** Per-bucket sums of `_version` over live documents, read page by page (ids and versions only). */
-  private async scanVersionSums(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<number[]> {
-    const sums = buckets.map(() => 0);
-    const order = buckets.map((b, i) => ({ ...b, i })).sort((a, b) => a.from - b.from);
-    const from = order[0]!.from;
-    const to = Math.max(...order.map((b) => b.to));
-    let after: unknown[] | undefined;
-    for (;;) {
-      const res = await this.call("summarize", opts, (r) =>
-        this.searchBody(
-          this.indexName(index),
-          {
-            size: LIST_PAGE,
-            version: true,
-            _source: false,
-            track_total_hits: false,
-            query: { bool: { filter: [{ term: { [`${META_FIELD}.deleted`]: false } }, { range: { [`${META_FIELD}.key`]: { gte: from, lt: to } } }] } },
-            sort: [{ [`${META_FIELD}.key`]: "asc" }],
-            ...(after ? { search_after: after } : {}),
-          },
-          r,
-        ),
-      );
-      const hits = res.hits.hits;
-      let k = 0;
-      for (const h of hits) {
-        const key = Number(h.sort?.[0]);
-        // Hits come sorted by key, so the bucket cursor only moves forward.
-        while (k < order.length && order[k]!.to <= key) k++;
-        const b = order[k];
-        if (b && key >= b.from && key < b.to) sums[b.i]! += Number(h._version ?? 0);
-      }
-      if (hits.length < LIST_PAGE) break;
-      after = hits[hits.length - 1]!.sort;
-    }
-    return sums;
-  }
-
-  async listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {
-    const out = new Map<string, DownstreamState>();
-    let after: unknown[] | undefined;
-    for (;;) {
-      const res = await this.call("listStates", opts, (r) =>
-        this.searchBody(
-          this.indexName(index),
-          {
-            size: LIST_PAGE,
-            version: true,
-            _source: [`${META_FIELD}.deleted`],
-            query: { range: { [`${META_FIELD}.key`]: { gte: range.from, lt: range.to } } },
-            sort: [{ [`${META_FIELD}.key`]: "asc" }],
-            ...(after ? { search_after: after } : {}),
-          },
-          r,
-        ),
-      );
-      const hits = res.hits.hits;
-      for (const h of hits) out.set(String(h._id), { version: Number(h._version ?? 0), deleted: (h._source as { tether?: { deleted?: boolean } } | undefined)?.tether?.deleted === true });
-      if (hits.length < LIST_PAGE) break;
-      after = hits[hits.length - 1]!.sort;
-    }
-    return out;
+    const results = bulkItemResults(ops, items);
+    const refused = results.flatMap((r, i) => (r.status !== "ok" && "error" in r && lifecycle.REQUIRE_ALIAS_REFUSAL.test(r.error) ? [i] : []));
+    return refused.length === 0 ? results : this.writeRefused(index, ops, results, refused, opts);
   }
 
   /**
-   * Tombstones written before `before`, removed page by page: a search (refreshed), then a bulk
-   * of deletes at each tombstone's version + 1 (external), which a newer write since refuses.
-   * A removed tombstone's id is guarded by the engine's delete marker for `index.gc_deletes`
-   * more, then no longer: that is the retention's trade-off.
+   * Items `require_alias` refused: the name is a concrete index made before Tether put indices
+   * behind aliases (written again without the flag, and from now on), or nothing at all (kept
+   * as retryable, naming the fix: no write creates an index).
+   */
+  private async writeRefused(index: string, ops: readonly SinkOperation[], results: SinkItemResult[], refused: number[], opts?: SinkCallOptions): Promise<SinkItemResult[]> {
+    const target = this.indexName(index);
+    const layout = await this.call("indexLayout", { ...opts, retries: 0 }, (r) => aliases.indexLayout(this.adminWith(r), target));
+    this.noteLayout(target, layout.kind);
+    if (layout.kind === "index") {
+      const again = await this.write(index, refused.map((i) => ops[i]!), opts);
+      refused.forEach((i, k) => (results[i] = again[k]!));
+      return results;
+    }
+    const error = `index ${target} does not exist: run \`tether migrate\` to create it with the collection's mapping (Tether never lets the engine create an index)`;
+    for (const i of refused) results[i] = { id: ops[i]!.id, status: "retryable", error };
+    return results;
+  }
+
+  async summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]> {
+    return summarizeBuckets((body) => this.call("summarize", opts, (r) => this.searchBody(this.indexName(index), body, r)), buckets, this.aggregatesVersions);
+  }
+
+  async listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {
+    return listBucketStates((body) => this.call("listStates", opts, (r) => this.searchBody(this.indexName(index), body, r)), range);
+  }
+
+  /**
+   * Tombstones written before `before`, removed page by page (see `purgeTombstonesOf`).
    */
   async purgeTombstones(index: string, p: { before: number; dryRun?: boolean }, opts?: SinkCallOptions): Promise<TombstonePurgeResult> {
     const target = this.indexName(index);
-    const result: TombstonePurgeResult = { found: 0, purged: 0, skipped: 0 };
-    const skippedIds: string[] = [];
-    const query = () => ({
-      bool: {
-        filter: [{ term: { [`${META_FIELD}.deleted`]: true } }, { range: { [`${META_FIELD}.deleted_at`]: { lt: p.before } } }],
-        ...(skippedIds.length > 0 ? { must_not: [{ ids: { values: skippedIds } }] } : {}),
-      },
-    });
-    try {
-      await this.refreshNow(target);
-    } catch (err) {
-      if (this.isMissingIndex(err)) return result;
-      throw err;
-    }
-    if (p.dryRun) {
-      const res = await this.call("purgeTombstones", opts, (r) => this.searchBody(target, { size: 0, track_total_hits: true, query: query() }, r));
-      const total = res.hits.total;
-      result.found = typeof total === "number" ? total : (total?.value ?? 0);
-      return result;
-    }
-    for (;;) {
-      const res = await this.call("purgeTombstones", opts, (r) =>
-        this.searchBody(target, { size: PURGE_PAGE, version: true, _source: false, track_total_hits: false, query: query() }, r),
-      );
-      const hits = res.hits.hits;
-      if (hits.length === 0) break;
-      result.found += hits.length;
-      const lines = hits.map((h) => ({ delete: { _index: target, _id: String(h._id), version: Number(h._version ?? 0) + 1, version_type: "external" } }));
-      const items = await this.call("purgeTombstones", opts, (r) => this.bulkItems(lines, r));
-      items.forEach((item, i) => {
-        const status = Number((item.delete as { status?: number } | undefined)?.status ?? 0);
-        if (status >= 200 && status < 300) result.purged += 1;
-        else {
-          // 409: a newer write since; anything else is left for the next purge.
-          result.skipped += 1;
-          skippedIds.push(String(hits[i]!._id));
+    return purgeTombstonesOf(target, p, {
+      refresh: async () => {
+        try {
+          await this.refreshNow(target);
+          return true;
+        } catch (err) {
+          if (this.isMissingIndex(err)) return false;
+          throw err;
         }
-      });
-      await this.refreshNow(target);
-    }
-    return result;
+      },
+      search: (body) => this.call("purgeTombstones", opts, (r) => this.searchBody(target, body, r)),
+      bulk: (lines) => this.call("purgeTombstones", opts, (r) => this.bulkItems(lines, r)),
+    });
   }
 
   /**

@@ -78,6 +78,44 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       expect(Object.fromEntries(states)).toEqual({ "1": { version: 3, deleted: false }, "2": { version: 1, deleted: false } });
     });
 
+    it("stores any id the id rule allows as the document id, raw, and reads it back unchanged (up to 512 bytes of UTF-8)", async () => {
+      const i = await freshIndex();
+      const ids = ["jane.doe@example.com", "2024/0001", "HD 7", "Zoë 東京", " ", ".", "..", "_x", "%2F", "?q=1#x", "a\tb", "😀", `${"é".repeat(255)}ab`];
+      const results = await sink.write(i, ids.map((id) => index(id, 3)));
+      expect(results.map((r) => r.status)).toEqual(ids.map(() => "ok"));
+      const states = await sink.fetchStates(i, ids);
+      for (const id of ids) expect(states.get(id), id).toEqual({ version: 3, deleted: false });
+      if (sink.scanDocuments) {
+        await sink.refreshIndex?.(i);
+        const scanned: string[] = [];
+        for await (const page of sink.scanDocuments(i, {})) scanned.push(...page.map((d) => d.id));
+        expect(scanned.sort()).toEqual([...ids].sort());
+      }
+    });
+
+    it("never lets a write create an index: a missing one answers retryable naming `tether migrate`; provisionIndex creates it behind an alias that checkIndex reads back (when offered)", async () => {
+      const name = `c${++n}_owned`;
+      const results = await sink.write(name, [index("1", 1)]);
+      expect(results).toEqual([{ id: "1", status: "retryable", error: expect.stringMatching(/does not exist: run `tether migrate`/) }]);
+      expect(await sink.indexLayout?.(name)).toEqual(sink.indexLayout ? { kind: "missing" } : undefined);
+      if (!sink.provisionIndex || !sink.checkIndex) return;
+      expect(await sink.checkIndex(name, MAPPINGS)).toEqual({ kind: "missing" });
+      expect(await sink.provisionIndex(name, MAPPINGS)).toEqual({ created: true });
+      expect(await sink.provisionIndex(name, MAPPINGS)).toEqual({ created: false });
+      expect(await sink.checkIndex(name, MAPPINGS)).toEqual({ kind: "present", layout: "alias", problems: [] });
+      expect(await sink.write(name, [index("1", 1)])).toEqual([{ id: "1", status: "ok" }]);
+      // A mapping declared since: a field the index lacks, one it maps otherwise.
+      const declared = { properties: { ...MAPPINGS.properties, title: { type: "keyword" }, tags: { type: "keyword" } } };
+      expect(await sink.checkIndex(name, declared)).toEqual({
+        kind: "present",
+        layout: "alias",
+        problems: [
+          { field: "title", declared: "keyword", actual: "text" },
+          { field: "tags", declared: "keyword", actual: null },
+        ],
+      });
+    });
+
     it("reads versions alone (when it offers fetchVersions) at once after a write, absent ids left out", async () => {
       if (!sink.fetchVersions) return;
       const i = await freshIndex();

@@ -1,9 +1,11 @@
-import type { Collection, Sink } from "@tether/core";
+import { describeIndexReport, indexReadiness, type Collection, type Sink } from "@tether/core";
 import type { Logger } from "pino";
 
 /**
- * Ensures a collection's index without holding up start-up: attempts with a backoff (1 s,
- * doubling to 30 s) until the engine answers, each logged once as a warning. The API serves
+ * Ensures a collection's index as `tether migrate` does (created behind its alias with the
+ * declared mapping when missing; a mapping that differs is logged with its fix) without holding
+ * up start-up: attempts with a backoff (1 s, doubling to 30 s) until the engine answers, each
+ * logged once as a warning. The API serves
  * writes meanwhile (their jobs wait in Postgres); searches answer 503 until the engine does.
  *
  * @example
@@ -17,8 +19,10 @@ export function ensureIndexInBackground(sink: Sink, collection: Collection<any>,
   const done = (async () => {
     for (let attempt = 0, delay = 1_000; !stopped; attempt++, delay = Math.min(30_000, delay * 2)) {
       try {
-        await sink.ensureIndex(collection.index, collection.mappings);
-        if (attempt > 0) logger.info({ index: collection.index, attempts: attempt + 1 }, "index ensured");
+        const [report] = await indexReadiness(sink, [collection], { create: true, call: { timeoutMs: 10_000 } });
+        if (report!.state === "unreachable") throw new Error(report!.error);
+        if (report!.fix) logger.warn({ index: collection.index, state: report!.state, problems: report!.problems, fix: report!.fix }, describeIndexReport(report!));
+        else if (attempt > 0) logger.info({ index: collection.index, attempts: attempt + 1 }, "index ensured");
         return true;
       } catch (err) {
         logger.warn({ err: String(err), index: collection.index, retryInMs: delay }, "could not ensure the index; serving writes meanwhile and retrying");

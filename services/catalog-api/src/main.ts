@@ -4,7 +4,7 @@
  * Run from the repo: `node --conditions=source --import tsx services/catalog-api/src/main.ts`.
  */
 import { fileURLToPath } from "node:url";
-import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate, sinkFromConfig } from "@tether/core";
+import { checkConfigSchema, ConfigError, createDb, describeIndexReport, indexReadiness, loadConfig, migrate, sinkFromConfig } from "@tether/core";
 import { createLogger, maskUrl, onShutdown, startService } from "@tether/service-kit";
 import type { Kysely } from "kysely";
 import { buildApp } from "./app.js";
@@ -33,11 +33,10 @@ await startService(logger, async () => {
     await db.destroy();
     stopOnConfigError(err);
   });
-  try {
-    await sink.ensureIndex(products.index, products.mappings);
-  } catch (err) {
-    // Writes keep working while Elasticsearch is down; the drainer fills the index later.
-    logger.warn({ err: String(err) }, "could not ensure the products index; continuing");
+  // As `tether migrate` does: created behind its alias with the declared mapping when missing.
+  // Writes keep working while Elasticsearch is down; the drainer fills the index later.
+  for (const report of await indexReadiness(sink, [products], { create: true, call: { timeoutMs: 10_000 } })) {
+    if (report.fix || report.state === "unreachable") logger.warn({ index: report.index, state: report.state, problems: report.problems, fix: report.fix }, describeIndexReport(report));
   }
   const app = await buildApp({
     db,

@@ -9,7 +9,7 @@
  * SIGTERM/SIGINT: finish the current batch, close the server, Postgres and the sink, exit 0.
  */
 import { parseArgs } from "node:util";
-import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate, type LoadedConfig } from "@tether/core";
+import { checkConfigSchema, ConfigError, createDb, describeIndexReport, indexReadiness, loadConfig, migrate, type LoadedConfig } from "@tether/core";
 import { createLogger, maskUrl, onShutdown, packageVersion, startService, startTelemetryOrExit } from "@tether/service-kit";
 import { startDrainerDaemon } from "./daemon.js";
 import { drainerSettings } from "./drainer-settings.js";
@@ -50,13 +50,12 @@ await startService(logger, async () => {
   });
   for (const p of needsAdoption) logger.warn({ collection: p.collection, table: p.table, missing: p.missing, command: p.command }, "collection needs adopting; served once adopted");
   const sink = config.sink({ url: env.SINK.url, indexPrefix: env.TETHER_INDEX_PREFIX });
-  for (const c of config.collections) {
-    try {
-      await sink.ensureIndex(c.index, c.mappings);
-    } catch (err) {
-      // The loop retries the sink on every pass; jobs wait in Postgres meanwhile.
-      logger.warn({ err: String(err), index: c.index }, "could not ensure index; continuing");
-    }
+  // Like `tether migrate`: Tether creates a missing index behind its alias with the declared
+  // mapping (writes never let the engine create one), and says which mapping differs and the fix.
+  // An engine that does not answer is not fatal: the loop retries it, jobs wait in Postgres.
+  for (const report of await indexReadiness(sink, config.collections, { create: true, call: { timeoutMs: 10_000 } })) {
+    if (report.fix || report.state === "unreachable") logger.warn({ index: report.index, collection: report.collection, state: report.state, problems: report.problems, fix: report.fix }, describeIndexReport(report));
+    else logger.info({ index: report.index, collection: report.collection, state: report.state }, describeIndexReport(report));
   }
 
   const settings = drainerSettings(config.options ?? {}, env);

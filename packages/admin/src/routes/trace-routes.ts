@@ -23,15 +23,27 @@ export const TraceSchema = Type.Object({
 
 export async function traceRoutes(app: AdminApp, ctx: AdminContext): Promise<void> {
   const { db, sink, collectionsByName } = ctx.options;
+  const trace = (name: string, id: string) => {
+    const collection = collectionsByName.get(name);
+    if (!collection) throw new ValidationError("collection", `unknown collection "${name}"; known: ${[...collectionsByName.keys()].join(", ")}`);
+    return traceEntity(db, sink, collection, id);
+  };
+  const summary = "Why is this entity (not) in the downstream? Both sides' versions, content match, pending jobs and history";
   app.get("/trace/:collection/:id", {
     schema: {
-      summary: "Why is this entity (not) in the downstream? Both sides' versions, content match, pending jobs and history", tags: ["trace"],
+      summary, tags: ["trace"],
       params: Type.Object({ collection: Type.String({ minLength: 1, maxLength: 64 }), id: EntityId }),
       response: { 200: TraceSchema, ...authErrors },
     },
-  }, async (request) => {
-    const collection = collectionsByName.get(request.params.collection);
-    if (!collection) throw new ValidationError("collection", `unknown collection "${request.params.collection}"; known: ${[...collectionsByName.keys()].join(", ")}`);
-    return traceEntity(db, sink, collection, request.params.id);
-  });
+  }, async (request) => trace(request.params.collection, request.params.id));
+  // Any id as a query parameter: a path segment cannot carry "." or ".." (URL parsers resolve
+  // them as path steps even percent-encoded), and the console sends every id this way.
+  app.get("/trace/:collection", {
+    schema: {
+      summary: `${summary} (the id as a query parameter: any id, "." and ".." included)`, tags: ["trace"],
+      params: Type.Object({ collection: Type.String({ minLength: 1, maxLength: 64 }) }),
+      querystring: Type.Object({ id: EntityId }, { additionalProperties: false }),
+      response: { 200: TraceSchema, ...authErrors },
+    },
+  }, async (request) => trace(request.params.collection, request.query.id));
 }

@@ -17,7 +17,8 @@ export const Page = <T extends TSchema>(item: T) =>
 export const Cursor = Type.String({ pattern: "^[1-9][0-9]{0,18}$", description: "nextCursor of the previous page" });
 export const JobName = Type.String({ minLength: 1, maxLength: 200 });
 export const Tag = Type.String({ minLength: 1, maxLength: 200 });
-export const EntityId = Type.String({ minLength: 1, maxLength: 200 });
+// The id rule (canonicalEntityId) judges the content; 512 characters bound what can be 512 bytes of UTF-8.
+export const EntityId = Type.String({ minLength: 1, maxLength: 512 });
 export const Id = Type.String({ pattern: "^[1-9][0-9]{0,18}$" });
 export const Ids = Type.Array(Id, { minItems: 1, maxItems: 10_000, description: "Row ids." });
 export const Timestamp = Type.String({ description: "ISO-8601" });

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { Drainer, queueStats, type DrainResult } from "@tether/core";
 import { CommandFailedError, EXIT_TIMEOUT, EXIT_WORK_LEFT, UsageError } from "../cli-errors.js";
 import { intOption, output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
+import { checkIndexesAtStartUp } from "../drain-start-up.js";
 import { drainUntilEmpty, type UntilEmptyResult } from "../drain-until-empty.js";
 import { ProgressReporter } from "../progress-reporter.js";
 
@@ -62,10 +63,12 @@ export function registerDrain(program: Command): void {
     if (Boolean(opts.once) === Boolean(opts.untilEmpty)) throw new UsageError("pass exactly one of --once and --until-empty");
     if (opts.once && (opts.timeout !== undefined || opts.giveUpAfter !== undefined)) throw new UsageError("--timeout and --give-up-after go with --until-empty");
     const report = await withContext(opts, async (ctx): Promise<DrainReport> => {
-      // A missing index would be auto-created with guessed mappings by the first bulk write.
-      for (const c of ctx.collections) await ctx.sink.ensureIndex(c.index, c.mappings);
       // Flags override the config's options.drainer, which override core's defaults.
       const { intervalMs: _interval, intervalJitter: _jitter, ...configured } = ctx.options.drainer ?? {};
+      // The start-up calls run inside the operator's bounds too, never the client's own timeout.
+      const deadlineMs = opts.deadlineMs ?? configured.deadlineMs ?? 30_000;
+      const timeoutMs = opts.once ? Infinity : (opts.timeout ?? 3_600) * 1_000;
+      await checkIndexesAtStartUp(ctx, Math.min(deadlineMs, timeoutMs), deadlineMs <= timeoutMs ? `--deadline-ms ${deadlineMs}` : `--timeout ${opts.timeout ?? 3_600}`);
       const drainer = new Drainer({
         ...configured,
         db: ctx.db,

@@ -54,7 +54,8 @@ export function parseSyncArgs(kwargs: unknown): SyncJobArgs {
   if (typeof kwargs !== "object" || kwargs === null || Array.isArray(kwargs)) throw new Error("kwargs must be an object");
   const k = kwargs as Record<string, unknown>;
   const id = typeof k.id === "number" && Number.isSafeInteger(k.id) ? String(k.id) : k.id;
-  if (typeof id !== "string" || id.length === 0 || id.length > 512) throw new Error("kwargs.id must be a non-empty string");
+  // Its content is the id rule's to judge (canonicalEntityId), with a message naming the id.
+  if (typeof id !== "string") throw new Error("kwargs.id must be a string");
   if (k.force !== undefined && typeof k.force !== "boolean") throw new Error("kwargs.force must be a boolean");
   if (k.version !== undefined && !Number.isSafeInteger(Number(k.version))) throw new Error("kwargs.version must be an integer");
   return { id, ...(k.force ? { force: true } : {}), ...(k.version !== undefined ? { version: Number(k.version) } : {}) };

@@ -14,11 +14,12 @@ export const traceView: View = async (main, ctx) => {
   const form = h("form", { class: "filters search", role: "search" }, field("Collection", collection), field("Id", input), h("button", { type: "submit", class: "primary", "data-testid": "trace-submit" }, "Trace"));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    location.hash = `#/trace?${new URLSearchParams({ collection: collection.value, id: input.value.trim() }).toString()}`;
+    location.hash = `#/trace?${new URLSearchParams({ collection: collection.value, id: input.value }).toString()}`;
   });
   main.append(section("Entity trace", h("p", { class: "muted" }, "Why is this entity (not) in Elasticsearch? Both sides, its jobs, and what happened to it."), form));
   if (!id) return;
-  const t = await api<Trace>("GET", `trace/${encodeURIComponent(collectionName)}/${encodeURIComponent(id)}`);
+  // The id as a query parameter: any id the rule allows, spaces at its ends, "." and ".." included.
+  const t = await api<Trace>("GET", `trace/${encodeURIComponent(collectionName)}?${new URLSearchParams({ id }).toString()}`);
   const pg = t.postgres;
   const ds = t.downstream;
   append(main, [
