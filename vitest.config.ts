@@ -32,6 +32,7 @@ const perSink = [
   "test/verify/verify-cli.test.ts",
   "test/verify/verify-deep.test.ts",
   "test/rebuild/rebuild.test.ts",
+  "test/history/history.test.ts",
 ];
 const openSearchOnly = ["packages/opensearch/test/**/*.test.ts"];
 
