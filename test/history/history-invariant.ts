@@ -61,6 +61,8 @@ export async function checkInvariant(sys: HistorySystem, model: HistoryModel): P
     const c = historyCollections[kind];
     const rows = await readRows(sys.db, kind);
     const docs = new Map<string, { deleted: boolean; version: number; tethered: boolean; source?: Record<string, unknown> }>();
+    // The scan searches: recent writes must be made visible first (as verify --deep does).
+    await sys.sink.refreshIndex?.(c.index);
     for await (const page of sys.sink.scanDocuments!(c.index, { pageSize: 500 })) for (const d of page) docs.set(d.id, d);
     for (const [id, row] of rows) {
       const doc = docs.get(id);
