@@ -113,7 +113,8 @@ export async function openHistorySystem(targets: HistoryTargets, pools: IdPools)
         LOG_LEVEL: "info",
       }),
       async close() {
-        for (const t of background.splice(0)) await t.stop?.();
+        // A history that failed early leaves work running: kill processes, let drain passes reach their deadline.
+        for (const t of background.splice(0)) await (t.stop ? t.stop() : t.done.catch(() => undefined));
         for (const p of proxies) await p.close();
         for (const s of sinks) await s.close?.().catch(() => undefined);
         await db.destroy();
