@@ -103,7 +103,7 @@ export async function runHistories(o: HistoryRunOptions): Promise<HistoryRunResu
       }
       failing = true;
       lastFailure = { history: `ids:\n${formatPools(pools)}\ncommands:\n${ran.map((c) => `  ${c}`).join("\n")}`, divergences };
-      log(`history seed ${seed}: diverged after ${ran.length} commands${shrinks > 0 ? ` (shrink ${shrinks})` : ""}: ${divergences.split("\n")[0]!.slice(0, 300)}`);
+      log(`history seed ${seed}: diverged after ${ran.length} commands${shrinks > 0 ? ` (shrink ${shrinks})` : ""}: ${divergences.split("\n")[0]!.slice(0, 300)}${ran.length <= 5 ? ` [${ran.join(" | ")}]` : ""}`);
       throw new Error(divergences);
     });
     const details = await fc.check(prop, { seed, numRuns: 1, ...(o.path ? { path: o.path } : {}) });

@@ -9,6 +9,7 @@ const PATH = process.env.TETHER_HISTORY_PATH || undefined;
 const OPERATIONS = Number(process.env.TETHER_HISTORY_OPERATIONS ?? 60);
 const WIDE_IDS = process.env.TETHER_HISTORY_WIDE_IDS === "1";
 const SKIP_VERSION_CHECK = process.env.TETHER_HISTORY_SKIP_VERSION_CHECK === "1";
+const MAX_SHRINKS = Number(process.env.TETHER_HISTORY_MAX_SHRINKS ?? 60);
 
 // Runs once per sink (the vitest projects).
 describe("randomized histories of writes, plain SQL, faults, drainers and operator verbs", () => {
@@ -25,6 +26,7 @@ describe("randomized histories of writes, plain SQL, faults, drainers and operat
         maxCommands: 30,
         wideIds: WIDE_IDS,
         skipVersionCheck: SKIP_VERSION_CHECK,
+        maxShrinks: MAX_SHRINKS,
         log: (line) => console.log(`[history ${sink}] ${line}`),
       });
       console.log(`[history ${sink}] seed ${result.seed}: ${result.histories} histories, ${result.operations} operations${result.failure ? ", 1 divergence" : ", no divergence"}`);
