@@ -7,9 +7,10 @@
  *   scripts/history-campaign [--operations 100000] [--seed N] [--sink elasticsearch|opensearch]
  *                            [--max-commands 40] [--wide-ids] [--skip-version-check] [--json]
  *
- * How long: a history costs about 3-4 s of fixed work (its database, two `tether` processes)
- * plus 50-100 ms per operation; on a 2-core machine 100,000 operations take about 5-8 hours
- * (fewer with --max-commands 80). Uses DATABASE_URL and ELASTICSEARCH_URL / OPENSEARCH_URL when
+ * How long: on a busy 2-core machine a history costs about 10 s of fixed work (its database,
+ * two `tether` processes) plus 50-100 ms per operation, and runs half of --max-commands on
+ * average: 100,000 operations take roughly 12-15 hours at the default 40, a few hours with
+ * --max-commands 200. Uses DATABASE_URL and ELASTICSEARCH_URL / OPENSEARCH_URL when
  * set, else the provisioned services; makes a database per history and drops it. Exit 1 when a
  * history diverged.
  */
