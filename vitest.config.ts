@@ -36,6 +36,7 @@ const perSink = [
   "test/engine/leapfrog-durability.test.ts",
   "test/engine/text-ids.test.ts",
   "test/engine/index-lifecycle.test.ts",
+  "test/history/history.test.ts",
 ];
 const openSearchOnly = ["packages/opensearch/test/**/*.test.ts"];
 

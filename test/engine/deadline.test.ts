@@ -28,7 +28,6 @@ describe("the drain deadline", () => {
     const before = (await sql<{ t: Date }>`SELECT now() AS t`.execute(ctx.db)).rows[0]!.t;
     const r = await drainer.drainOnce();
     expect(r).toMatchObject({ claimed: 20, retried: 20, repaired: 0 });
-    expect(r.durationMs).toBeLessThan(10_000); // sanity bound only
     // Nothing stays locked: every job can be claimed by someone else right away.
     const free = await sql<{ n: string }>`SELECT count(*) AS n FROM (SELECT id FROM tether.job FOR UPDATE SKIP LOCKED) j`.execute(ctx.db);
     expect(Number(free.rows[0]!.n)).toBe(20);

@@ -182,11 +182,9 @@ describe("the write path", () => {
     const port = (hole.address() as net.AddressInfo).port;
     try {
       const writer = createWriter({ sink: ctx.sinkAt(`http://127.0.0.1:${port}`), directSyncTimeoutMs: 200 });
-      const started = performance.now();
+      // The hole never answers: the write can only come back through the timeout (the figure is the benchmarks').
       const res = await writer.createWithJob(ctx.db, widgets, { owner: "dave", title: "hang" });
-      const took = performance.now() - started;
       expect(res.sync).toBe("timeout");
-      expect(took).toBeLessThan(5_000); // sanity bound only; the figure is measured by the benchmarks
       expect(await jobsFor(ctx, res.changes[0]!.id)).toHaveLength(1);
     } finally {
       for (const s of sockets) s.destroy();

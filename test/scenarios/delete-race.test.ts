@@ -6,7 +6,7 @@ import { annotationBody, annotations, countRows, createAnnotationContext } from 
 import { auditAnnotations, auditSummary } from "@tether/testkit";
 import { call, runConcurrent, scaled } from "@tether/testkit";
 import { spawnService, stopAll, type ServiceProcess } from "./support/processes.js";
-import { waitFor } from "@tether/testkit";
+import { waitFor, waitForProgress } from "@tether/testkit";
 
 /**
  * Deletes race edits, and the API's direct syncs reach Elasticsearch late and out of order
@@ -14,7 +14,11 @@ import { waitFor } from "@tether/testkit";
  * lands after the delete's tombstone. None may bring a deleted annotation back.
  * Runs once per sink (the vitest projects).
  */
-describe("deletes racing edits and late direct syncs", () => {
+// No wall-clock limit on the work: waits fail only when nothing progresses (waitForProgress);
+// this bound is a guard against a hang, far above what a loaded 2-core machine needs.
+const HANG_GUARD = { timeout: 1_800_000 };
+
+describe("deletes racing edits and late direct syncs", HANG_GUARD, () => {
   const N = scaled(150, 30);
   let ctx: TestContext<EngineSink>;
   let apiEs: FaultProxy;
@@ -85,7 +89,7 @@ describe("deletes racing edits and late direct syncs", () => {
     expect(all.filter((c) => ![200, 201, 204, 404].includes(c.status))).toEqual([]);
 
     await waitFor(() => apiEs.stats.pendingDelayed === 0, { what: "every late direct sync to land", timeoutMs: 60_000 });
-    await waitFor(async () => (await countRows(ctx.db, "SELECT count(*) AS n FROM tether.job")) === 0, { what: "the queue to drain", timeoutMs: 120_000, intervalMs: 250 });
+    await waitForProgress(() => countRows(ctx.db, "SELECT count(*) AS n FROM tether.job"), (n) => n === 0, { what: "the queue to drain" });
     watching = false;
     await watcher;
 

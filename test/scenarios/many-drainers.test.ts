@@ -4,7 +4,7 @@ import { countRows, createAnnotationContext } from "./support/annotation-context
 import { auditAnnotations, auditSummary } from "@tether/testkit";
 import { call, scaled, startLiveLoad } from "@tether/testkit";
 import { spawnService, stopAll, type ServiceProcess } from "./support/processes.js";
-import { waitFor } from "@tether/testkit";
+import { waitFor, waitForProgress } from "@tether/testkit";
 
 interface Accepted {
   version: number;
@@ -39,7 +39,11 @@ function regressions(exchanges: readonly BulkExchange[]): { id: string; older: n
  * Four drainers, live writes (creates, edits, deletes) and a forced admin re-index of
  * everything, all at once, with the proxy reordering requests by random delays.
  */
-describe("four drainers, live writes and an admin re-index at once", () => {
+// No wall-clock limit on the work: waits fail only when nothing progresses (waitForProgress);
+// this bound is a guard against a hang, far above what a loaded 2-core machine needs.
+const HANG_GUARD = { timeout: 1_800_000 };
+
+describe("four drainers, live writes and an admin re-index at once", HANG_GUARD, () => {
   const WRITES = scaled(500, 50);
   let ctx: TestContext;
   let proxy: FaultProxy;
@@ -69,13 +73,13 @@ describe("four drainers, live writes and an admin re-index at once", () => {
     await proxy.setMode({ kind: "latency", ms: 0, jitterMs: 250 });
 
     const load = startLiveLoad(api.url, { concurrency: 4, editEvery: 3, deleteEvery: 11, max: WRITES });
-    await waitFor(() => load.calls.length >= WRITES / 2, { what: "half of the writes", timeoutMs: 120_000 });
+    await waitForProgress(() => load.calls.length, (n) => n >= WRITES / 2, { what: "half of the writes" });
     const reindex = await call("POST", `${api.url}/admin/reindex`, { scope: "all", force: true }, { authorization: "Bearer scenario-admin" });
     expect(reindex.status).toBe(200);
     await load.done;
     expect(load.calls.filter((c) => c.status === 0 || c.status >= 500)).toEqual([]);
 
-    await waitFor(async () => (await countRows(ctx.db, "SELECT count(*) AS n FROM tether.job")) === 0, { what: "the queue to drain", timeoutMs: 180_000, intervalMs: 250 });
+    await waitForProgress(() => countRows(ctx.db, "SELECT count(*) AS n FROM tether.job"), (n) => n === 0, { what: "the queue to drain" });
     await waitFor(() => proxy.stats.pendingDelayed === 0, { what: "late writes still in the proxy to land" });
     for (const d of drainers) expect(d.child.exitCode).toBeNull();
 

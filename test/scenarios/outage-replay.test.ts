@@ -5,7 +5,7 @@ import { annotationBody, countRows, createAnnotationContext } from "./support/an
 import { auditAnnotations, auditSummary } from "@tether/testkit";
 import { call, latencySummary, runConcurrent, scaled } from "@tether/testkit";
 import { spawnService, stopAll, type ServiceProcess } from "./support/processes.js";
-import { waitFor } from "@tether/testkit";
+import { waitForProgress } from "@tether/testkit";
 
 /**
  * The outage of the seed story, replayed: Elasticsearch accepts connections and never answers
@@ -13,7 +13,11 @@ import { waitFor } from "@tether/testkit";
  * is back and the drainer has run, every committed annotation is there, at its version.
  * Runs once per sink (the vitest projects).
  */
-describe("the outage replayed: Elasticsearch hangs while the API takes writes", () => {
+// No wall-clock limit on the work: waits fail only when nothing progresses (waitForProgress);
+// this bound is a guard against a hang, far above what a loaded 2-core machine needs.
+const HANG_GUARD = { timeout: 1_800_000 };
+
+describe("the outage replayed: Elasticsearch hangs while the API takes writes", HANG_GUARD, () => {
   const N = scaled(400, 50);
   let ctx: TestContext<EngineSink>;
   let proxy: FaultProxy;
@@ -30,7 +34,7 @@ describe("the outage replayed: Elasticsearch hangs while the API takes writes", 
     await ctx.close();
   });
 
-  it("answers every write with 201 within the direct-sync timeout, then the drainer leaves nothing missing or stale", async () => {
+  it("answers every write with 201 while Elasticsearch answers nothing, then the drainer leaves nothing missing or stale", async () => {
     api = await spawnService("api", {
       DATABASE_URL: ctx.databaseUrl,
       ...ctx.serviceEnv(proxy.url),
@@ -39,6 +43,7 @@ describe("the outage replayed: Elasticsearch hangs while the API takes writes", 
       TETHER_GRACE_MS: "1000",
     });
     await proxy.setMode("hang");
+    const passedBefore = proxy.stats.passed;
 
     const writeStarted = performance.now();
     const writes = await runConcurrent(N, 16, (i) => call("POST", `${api!.url}/api/annotations`, annotationBody(i)));
@@ -50,9 +55,10 @@ describe("the outage replayed: Elasticsearch hangs while the API takes writes", 
     console.log(`[outage replay] ${N} creates + ${edited.length} edits while Elasticsearch hung: latency ms ${JSON.stringify(latency)}, requests hung at the proxy: ${proxy.stats.hung}, write phase ${Math.round(performance.now() - writeStarted)} ms`);
     expect(writes.every((w) => w.status === 201)).toBe(true);
     expect(edits.every((w) => w.status === 200)).toBe(true);
-    // A generous sanity bound only; the real figures are printed above and reported.
-    expect(latency.max).toBeLessThan(5_000);
+    // Every answer came while Elasticsearch answered nothing: no write waited on it (the latency
+    // figures above are reported, not asserted: a loaded machine must not fail on wall time).
     expect(proxy.stats.hung).toBeGreaterThan(0);
+    expect(proxy.stats.passed).toBe(passedBefore);
     expect(await countRows(ctx.db, "SELECT count(*) AS n FROM annotation")).toBe(N);
     expect(await countRows(ctx.db, "SELECT count(*) AS n FROM tether.job")).toBe(N + edited.length);
 
@@ -65,7 +71,7 @@ describe("the outage replayed: Elasticsearch hangs while the API takes writes", 
       TETHER_DRAIN_INTERVAL_MS: "300",
     });
     const drainStarted = performance.now();
-    await waitFor(async () => (await countRows(ctx.db, "SELECT count(*) AS n FROM tether.job")) === 0, { what: "the drainer to empty the queue", timeoutMs: 120_000, intervalMs: 250 });
+    await waitForProgress(() => countRows(ctx.db, "SELECT count(*) AS n FROM tether.job"), (n) => n === 0, { what: "the drainer to empty the queue" });
     console.log(`[outage replay] drainer (spawned) emptied ${N + edited.length} jobs in ${Math.round(performance.now() - drainStarted)} ms`);
 
     const audit = await auditAnnotations(ctx.db, ctx.sink);

@@ -28,9 +28,33 @@ export interface EntityTrace {
   downstream: { reachable: boolean; exists: boolean; version: number | null; deleted: boolean; contentMatches: boolean | null; error: string | null };
   verdict: TraceVerdict;
   explanation: string;
+  /**
+   * The re-index that repairs this verdict (the console's "Re-index this entity…" sends it), or
+   * null when there is nothing to repair. Content drift at the row's own version needs `force`:
+   * an unforced job finds the versions equal and confirms the document as it is.
+   */
+  repair: EntityRepair | null;
   pendingJobs: QueuedJob[];
   deadJobs: (DeadJob & { entityId: string | null })[];
   events: EntityEvent[];
+}
+
+export interface EntityRepair {
+  /** Rewrite the document even though it holds the row's version (still verified by reading back). */
+  force: boolean;
+  /** What the repair does, for the confirmation. */
+  note: string;
+}
+
+const NOTHING_TO_REPAIR = new Set<TraceVerdict>(["in_sync", "deleted_in_sync", "absent"]);
+
+/** One definition of what repairs a verdict, for the API and the page alike. */
+export function repairFor(verdict: TraceVerdict): EntityRepair | null {
+  if (NOTHING_TO_REPAIR.has(verdict)) return null;
+  if (verdict === "content_differs") {
+    return { force: true, note: "Enqueues one forced job, due now: the document is rewritten from the row at the same version, then verified by reading it back." };
+  }
+  return { force: false, note: "Enqueues one job for it, due now, verified by reading back." };
 }
 
 interface DocumentReader {
@@ -106,7 +130,8 @@ export async function traceEntity(db: Kysely<any>, sink: Sink, collection: Colle
     missing: `Postgres has ${v(pg?.version ?? null)} (live) but Elasticsearch has ${state ? `only a tombstone (${v(state.version)})` : "no document: it was deleted behind Tether's back or never written"}.` + pendingNote,
     stale: `Elasticsearch holds ${v(state?.version ?? null)}, older than Postgres's ${v(pg?.version ?? null)}.` + pendingNote,
     ahead: `Elasticsearch holds ${v(state?.version ?? null)}, newer than Postgres's ${v(pg?.version ?? null)}: it was edited behind Tether's back.` + pendingNote,
-    content_differs: `Both sides hold ${v(pg?.version ?? null)}, but the document's content differs from what the row builds: it was changed behind Tether's back without a version bump.` + pendingNote,
+    // An unforced job would find the versions equal and confirm the document as it is.
+    content_differs: `Both sides hold ${v(pg?.version ?? null)}, but the document's content differs from what the row builds: it was changed behind Tether's back without a version bump. Only a forced re-index rewrites it (a job that is not forced confirms a document at the row's version as it is): "Re-index this entity" forces it, as does \`tether reindex --force\`.`,
     ghost: `Elasticsearch has a live document (${v(state?.version ?? null)}) for an id Postgres does not have.` + pendingNote,
     deleted_live: `Deleted in Postgres (${v(pg?.version ?? null)}) but still live in Elasticsearch (${v(state?.version ?? null)}).` + pendingNote,
     unknown: `Elasticsearch could not be asked: ${downstream.error ?? "unknown error"}.`,
@@ -120,6 +145,7 @@ export async function traceEntity(db: Kysely<any>, sink: Sink, collection: Colle
     downstream,
     verdict,
     explanation: explanations[verdict],
+    repair: repairFor(verdict),
     pendingJobs,
     deadJobs,
     events,

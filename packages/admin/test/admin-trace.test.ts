@@ -116,4 +116,40 @@ describe("tracing entities, verify runs, drainers and the overview", () => {
     expect(o.alerts.alerts).toHaveLength(5);
     for (const a of o.alerts.alerts) expect(a.check.length).toBeGreaterThan(0);
   });
+
+  /** Drain passes until one claims nothing (jobs of earlier tests in backoff are not due). */
+  const drainDue = async () => {
+    let forced = 0;
+    for (let r = await drainer.drainOnce(); r.claimed > 0; r = await drainer.drainOnce()) forced += r.forced;
+    return { forced };
+  };
+
+  it("repairs content drift at the row's own version with the trace's forced re-index, and then says in_sync", async () => {
+    const id = await t.annotate({ user: "acct:trace", text: "the row's text" });
+    await drainer.drainOnce();
+    const src = (await (await es(`/${index()}/_doc/${id}`)).json()) as { _source: Record<string, unknown> };
+    const put = await es(`/${index()}/_doc/${id}?version=1&version_type=external_gte&refresh=true`, { method: "PUT", body: JSON.stringify({ ...src._source, text: "edited behind our back" }) });
+    expect(put.status).toBe(200);
+    const drifted = await get(`/admin/trace/annotation/${id}`);
+    expect(drifted).toMatchObject({ verdict: "content_differs", repair: { force: true } });
+    expect(drifted.explanation).toMatch(/Only a forced re-index rewrites it/);
+
+    // Why the repair is forced: a job that is not finds the versions equal and confirms the document as it is.
+    const reindex = (body: object) => t.app.inject({ method: "POST", url: "/admin/reindex", headers: asOperator, payload: { collection: "annotation", scope: "ids", ids: [id], priority: 1, ...body } });
+    expect((await reindex({})).json()).toMatchObject({ enqueued: 1 });
+    await drainDue();
+    expect((await get(`/admin/trace/annotation/${id}`)).verdict).toBe("content_differs");
+
+    expect((await reindex({ force: drifted.repair.force })).json()).toMatchObject({ enqueued: 1 });
+    expect((await drainDue()).forced).toBe(1);
+    expect(await get(`/admin/trace/annotation/${id}`)).toMatchObject({ verdict: "in_sync", repair: null, downstream: { version: 1, contentMatches: true }, pendingJobs: [] });
+  });
+
+  it("offers a plain re-index for the other drifts and none when in sync", async () => {
+    const id = await t.annotate({ user: "acct:trace", text: "soon missing" });
+    await drainer.drainOnce();
+    expect((await get(`/admin/trace/annotation/${id}`)).repair).toBeNull();
+    expect((await es(`/${index()}/_doc/${id}?refresh=true`, { method: "DELETE" })).status).toBe(200);
+    expect(await get(`/admin/trace/annotation/${id}`)).toMatchObject({ verdict: "missing", repair: { force: false } });
+  });
 });

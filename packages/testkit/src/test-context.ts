@@ -48,6 +48,16 @@ export function providedEngineUrl(name: SinkName): string {
 }
 
 /**
+ * What the global setup provisioned for the calling test project: the Postgres server, the
+ * migrated template database, the project's sink and its engine. For tests that make databases
+ * of their own (one per generated history), where `createTestContext` makes one per file.
+ */
+export function providedServices(): { serverUrl: string; template: string; sink: SinkName; engineUrl: string } {
+  const sink: SinkName = inject("tetherSink") ?? "elasticsearch";
+  return { serverUrl: inject("tetherDatabaseUrl"), template: inject("tetherTemplateDb"), sink, engineUrl: providedEngineUrl(sink) };
+}
+
+/**
  * Gives the calling test file its own database, cloned from the migrated template
  * (`CREATE DATABASE … TEMPLATE`, milliseconds), and its own index prefix on Elasticsearch.
  * `{ sink: "per-project" }` gives the sink of the test project instead (Elasticsearch, or

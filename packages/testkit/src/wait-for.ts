@@ -27,3 +27,32 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
   }
 }
+
+/**
+ * Polls a count (jobs left, writes done) until `done` says it is finished, and fails only when
+ * the count has not moved for `stallMs`: a stuck queue fails, a slow machine does not (however
+ * long the whole takes, it keeps going while the count moves). Resolves with the last count.
+ *
+ * @example
+ * await waitForProgress(() => countJobs(db), (n) => n === 0, { what: "the queue to drain" });
+ */
+export async function waitForProgress(
+  measure: () => number | Promise<number>,
+  done: (n: number) => boolean,
+  opts: { what: string; stallMs?: number; intervalMs?: number },
+): Promise<number> {
+  const stallMs = opts.stallMs ?? 120_000;
+  let last = await measure();
+  let movedAt = Date.now();
+  while (!done(last)) {
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 250));
+    const n = await measure();
+    if (n !== last) {
+      last = n;
+      movedAt = Date.now();
+    } else if (Date.now() - movedAt > stallMs) {
+      throw new Error(`no progress for ${stallMs} ms waiting for ${opts.what} (stuck at ${n})`);
+    }
+  }
+  return last;
+}

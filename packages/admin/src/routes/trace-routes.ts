@@ -16,6 +16,10 @@ export const TraceSchema = Type.Object({
   }),
   verdict: TraceVerdictSchema,
   explanation: Type.String(),
+  repair: Nullable(Type.Object(
+    { force: Type.Boolean({ description: "true for content drift at the row's own version: only a forced write rewrites it" }), note: Type.String() },
+    { description: "The re-index (scope ids, this id) that repairs the verdict; null when there is nothing to repair" },
+  )),
   pendingJobs: Type.Array(QueuedJobSchema),
   deadJobs: Type.Array(DeadJobSchema),
   events: Type.Array(Type.Object({ id: Type.String(), at: Timestamp, kind: Type.String(), jobId: Nullable(Type.String()), tag: Nullable(Type.String()), priority: Nullable(Type.Integer()), detail: Nullable(Type.String()) })),

@@ -159,6 +159,27 @@ describe("the admin console in a real Chromium", { timeout: BROWSER_TEST_TIMEOUT
     await shot("trace-missing");
   });
 
+  it("repairs content drift from the trace with a forced re-index, and the trace says in sync after the drain", async () => {
+    const id = await annotate({ user: "acct:drift@example.com", uri: "https://example.com/drift", text: "the row's text" });
+    const drainer = new Drainer({ db: ctx.db, sink: ctx.sink, collections: [annotations] });
+    await drainer.drainOnce();
+    const docUrl = `${ctx.elasticsearchUrl}/${ctx.sink.indexName(annotations.index)}/_doc/${id}`;
+    const src = (await (await fetch(docUrl)).json()) as { _source: Record<string, unknown>; _version: number };
+    // The same version (external_gte takes an equal one), other text: an edit nothing recorded.
+    const put = await fetch(`${docUrl}?version=${src._version}&version_type=external_gte&refresh=true`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...src._source, text: "edited behind our back" }) });
+    expect(put.status).toBe(200);
+    await go(`trace?collection=annotation&id=${id}`);
+    await expect(page.getByTestId("trace-verdict").getAttribute("data-verdict")).resolves.toBe("content_differs");
+    await page.getByTestId("trace-reindex").click();
+    await expect(page.getByTestId("confirm-dialog").textContent()).resolves.toMatch(/forced job/);
+    await page.getByTestId("confirm-ok").click();
+    await page.getByText("1 job enqueued").waitFor();
+    for (let r = await drainer.drainOnce(); r.claimed > 0; r = await drainer.drainOnce());
+    await go(`trace?collection=annotation&id=${id}`);
+    await expect(page.getByTestId("trace-verdict").getAttribute("data-verdict")).resolves.toBe("in_sync");
+    await expect(page.getByTestId("trace-reindex").count()).resolves.toBe(0);
+  });
+
   it("renders an annotation whose text is markup as text, running nothing", async () => {
     const id = await annotate({ user: "acct:mallory@example.com", uri: "https://example.com/x", text: XSS });
     await go(`trace?collection=annotation&id=${id}`);

@@ -26,9 +26,11 @@ export const traceView: View = async (main, ctx) => {
     h("div", { class: `card verdict ${GOOD.has(t.verdict) ? "good" : "bad"}`, "data-testid": "trace-verdict", "data-verdict": t.verdict },
       h("h2", {}, `${t.collection} ${t.id}: ${t.verdict.replace(/_/g, " ")}`),
       h("p", { "data-testid": "trace-explanation" }, t.explanation),
-      GOOD.has(t.verdict) ? null : actionButton(ctx, "Re-index this entity…", async () => {
-        if (!(await confirmAction({ title: `Re-index ${t.collection} ${t.id}?`, body: "Enqueues one job for it, due now, verified by reading back.", confirm: "Enqueue" }))) return;
-        const r = await api<{ enqueued: number }>("POST", "reindex", { collection: t.collection, scope: "ids", ids: [t.id], priority: 1 });
+      // The trace says what repairs its verdict (content drift needs a forced rewrite).
+      t.repair === null ? null : actionButton(ctx, t.repair.force ? "Re-index this entity (forced)…" : "Re-index this entity…", async () => {
+        const repair = t.repair!;
+        if (!(await confirmAction({ title: `Re-index ${t.collection} ${t.id}?`, body: repair.note, confirm: "Enqueue" }))) return;
+        const r = await api<{ enqueued: number }>("POST", "reindex", { collection: t.collection, scope: "ids", ids: [t.id], priority: 1, force: repair.force });
         ctx.notify(`${r.enqueued} job enqueued`);
         ctx.refresh();
       }, { "data-testid": "trace-reindex" }),

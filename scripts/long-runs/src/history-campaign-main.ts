@@ -1,0 +1,116 @@
+import { randomBytes, randomInt } from "node:crypto";
+import { createDb, migrate } from "@tether/core";
+import { createScratchDatabase, ensureElasticsearch, ensureOpenSearch, ensurePostgres } from "@tether/testkit";
+import { describeFailure, runHistories, type HistoryFailure } from "../../../test/history/history-runner.js";
+import type { SinkName } from "../../../test/history/history-system.js";
+
+export interface CampaignOptions {
+  operations: number;
+  /** First seed; history i runs with seed + i. Default: random (printed). */
+  seed?: number;
+  /** Replays one history (with --seed): fast-check's path printed with a divergence. */
+  path?: string;
+  sink: SinkName;
+  maxCommands: number;
+  wideIds: boolean;
+  skipVersionCheck: boolean;
+  log: (line: string) => void;
+}
+
+export interface CampaignReport {
+  sink: SinkName;
+  firstSeed: number;
+  lastSeed: number;
+  histories: number;
+  operations: number;
+  divergences: HistoryFailure[];
+  durationMs: number;
+}
+
+/**
+ * Runs random histories until `operations` commands ran, on a migrated template of its own
+ * (dropped afterwards); after a divergence it records the minimal history and goes on with the
+ * next seed, so one campaign reports every divergence it met.
+ */
+export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
+  const started = performance.now();
+  const serverUrl = process.env.DATABASE_URL ?? (await ensurePostgres()).url;
+  const engineUrl =
+    o.sink === "opensearch" ? (process.env.OPENSEARCH_URL ?? (await ensureOpenSearch()).url) : (process.env.ELASTICSEARCH_URL ?? (await ensureElasticsearch()).url);
+  const template = await createScratchDatabase(serverUrl, `tether_hist_tpl_${Date.now().toString(36)}${randomBytes(2).toString("hex")}`);
+  const db = createDb({ connectionString: template.url, max: 1 });
+  await migrate(db);
+  await db.destroy();
+  const firstSeed = o.seed ?? randomInt(1, 2 ** 31 - 1);
+  const report: CampaignReport = { sink: o.sink, firstSeed, lastSeed: firstSeed, histories: 0, operations: 0, divergences: [], durationMs: 0 };
+  o.log(`history campaign on ${o.sink}: ${o.operations} operations from seed ${firstSeed}${o.wideIds ? ", wide text ids" : ""}`);
+  try {
+    let seed = firstSeed;
+    while (report.operations < o.operations) {
+      const r = await runHistories({
+        targets: { serverUrl, template: template.name, sink: o.sink, engineUrl },
+        seed,
+        ...(o.path ? { path: o.path } : {}),
+        operations: o.operations - report.operations,
+        maxCommands: o.maxCommands,
+        wideIds: o.wideIds,
+        skipVersionCheck: o.skipVersionCheck,
+        log: (line) => o.log(line),
+      });
+      report.histories += r.histories;
+      report.operations += r.operations;
+      if (!r.failure) {
+        report.lastSeed = seed + r.histories - 1;
+        break;
+      }
+      report.divergences.push(r.failure);
+      o.log(describeFailure(r.failure));
+      report.lastSeed = r.failure.seed;
+      if (o.path) break;
+      seed = r.failure.seed + 1;
+    }
+  } finally {
+    await template.drop();
+  }
+  report.durationMs = Math.round(performance.now() - started);
+  return report;
+}
+
+function parse(argv: string[]): Omit<CampaignOptions, "log"> & { json: boolean } {
+  const opts = { operations: 100_000, sink: "elasticsearch" as SinkName, maxCommands: 40, wideIds: false, skipVersionCheck: false, json: false } as Omit<CampaignOptions, "log"> & { json: boolean };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === "--operations") opts.operations = Number(next());
+    else if (a === "--seed") opts.seed = Number(next());
+    else if (a === "--path") opts.path = next();
+    else if (a === "--sink") opts.sink = next() === "opensearch" ? "opensearch" : "elasticsearch";
+    else if (a === "--max-commands") opts.maxCommands = Number(next());
+    else if (a === "--wide-ids") opts.wideIds = true;
+    else if (a === "--skip-version-check") opts.skipVersionCheck = true;
+    else if (a === "--json") opts.json = true;
+    else throw new Error(`unknown option ${a}`);
+  }
+  if (!(opts.operations > 0) || !(opts.maxCommands > 0) || (opts.seed !== undefined && !Number.isSafeInteger(opts.seed))) throw new Error("--operations, --max-commands and --seed take positive integers");
+  return opts;
+}
+
+/** `scripts/history-campaign`: exit 0 when no history diverged, 1 when one did, 2 on bad usage. */
+export async function historyCampaignMain(argv: string[]): Promise<number> {
+  let opts: ReturnType<typeof parse>;
+  try {
+    opts = parse(argv);
+  } catch (err) {
+    process.stderr.write(`history-campaign: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const report = await runCampaign({ ...opts, log });
+  const summary = `history campaign on ${report.sink}: seeds ${report.firstSeed}..${report.lastSeed}, ${report.histories} histories, ${report.operations} operations, ${report.divergences.length} divergence(s), ${Math.round(report.durationMs / 1000)} s`;
+  process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${summary}\n${report.divergences.map(describeFailure).join("\n\n")}\n`);
+  return report.divergences.length === 0 ? 0 : 1;
+}

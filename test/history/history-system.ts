@@ -1,0 +1,137 @@
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import type { Kysely } from "kysely";
+import { createDb, createWriter, Drainer, enableCapture, migrate, type Writer } from "@tether/core";
+import { ElasticsearchSink } from "@tether/elasticsearch";
+import { OpenSearchSink } from "@tether/opensearch";
+import type { EngineSink } from "@tether/search-sink";
+import { createScratchDatabase, dropIndices, startFaultProxy, waitFor, type FaultProxy, type ScratchDatabase } from "@tether/testkit";
+import { historyCollections, historyMigrations, ID_KINDS } from "./history-domain.js";
+import type { IdPools } from "./history-ids.js";
+
+export type SinkName = "elasticsearch" | "opensearch";
+
+/** Where a history runs: a Postgres server (and optionally a migrated template) and an engine. */
+export interface HistoryTargets {
+  /** Connection string of the Postgres server; each history gets a database of its own on it. */
+  serverUrl: string;
+  /** A database with tether's migrations to clone (fast); without it each history migrates. */
+  template?: string;
+  sink: SinkName;
+  engineUrl: string;
+}
+
+export const CONFIG_FILE = fileURLToPath(new URL("./history.config.ts", import.meta.url));
+export const REPO = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Something a command started and left running (a drain pass, a `tether verify`, a rebuild). */
+export interface BackgroundTask {
+  label: string;
+  done: Promise<unknown>;
+  /** Ends it early at quiescence (a child process is killed); its outcome is then ignored. */
+  stop?: () => Promise<void>;
+}
+
+/** The real system one history drives. */
+export interface HistorySystem {
+  readonly db: Kysely<any>;
+  readonly databaseUrl: string;
+  readonly indexPrefix: string;
+  readonly targets: HistoryTargets;
+  readonly pools: IdPools;
+  /** Straight to the engine, for the invariant. */
+  readonly sink: EngineSink;
+  /** The writer's direct syncs go through `writerProxy`. */
+  readonly writer: Writer;
+  readonly writerProxy: FaultProxy;
+  /** Two in-process drainers, side by side, through `drainerProxy`. */
+  readonly drainers: readonly Drainer[];
+  readonly drainerProxy: FaultProxy;
+  /** Slow on purpose: a drainer process killed behind it leaves its bulk to land late. */
+  readonly lateProxy: FaultProxy;
+  readonly background: BackgroundTask[];
+  /** The environment of a spawned `tether` verb or drainer daemon, reaching the engine at `url`. */
+  env(url?: string): Record<string, string>;
+  close(): Promise<void>;
+}
+
+export function sinkFor(name: SinkName, url: string, indexPrefix: string): EngineSink {
+  return name === "opensearch" ? new OpenSearchSink({ client: url, indexPrefix }) : new ElasticsearchSink({ client: url, indexPrefix });
+}
+
+/** A database of its own, the three tables with capture on, their indices created, the proxies and processes. */
+export async function openHistorySystem(targets: HistoryTargets, pools: IdPools): Promise<HistorySystem> {
+  const run = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+  const scratch: ScratchDatabase = await createScratchDatabase(targets.serverUrl, `tether_hist_${run}`, targets.template ? { template: targets.template } : {});
+  const db = createDb({ connectionString: scratch.url, max: 12, applicationName: "tether-history" });
+  const indexPrefix = `hist_${run}_`;
+  const sink = sinkFor(targets.sink, targets.engineUrl, indexPrefix);
+  const proxies: FaultProxy[] = [];
+  const sinks: EngineSink[] = [sink];
+  try {
+    await migrate(db, [historyMigrations]);
+    for (const kind of ID_KINDS) {
+      const c = historyCollections[kind];
+      // Plain SQL is captured, due at once: the drainer has no direct sync to wait for.
+      await enableCapture(db, c, { graceMs: 0 });
+      await sink.ensureIndex(c.index, c.mappings);
+    }
+    const writerProxy = await startFaultProxy({ target: targets.engineUrl });
+    proxies.push(writerProxy);
+    const drainerProxy = await startFaultProxy({ target: targets.engineUrl });
+    proxies.push(drainerProxy);
+    const lateProxy = await startFaultProxy({ target: targets.engineUrl });
+    proxies.push(lateProxy);
+    await lateProxy.setMode({ kind: "latency", ms: 600, jitterMs: 400 });
+    const writerSink = sinkFor(targets.sink, writerProxy.url, indexPrefix);
+    const drainerSink = sinkFor(targets.sink, drainerProxy.url, indexPrefix);
+    sinks.push(writerSink, drainerSink);
+    const collections = Object.values(historyCollections);
+    // graceMs 0: the drainer may race the direct sync, the harsher case.
+    const writer = createWriter({ sink: writerSink, directSyncTimeoutMs: 300, graceMs: 0 });
+    const drainers = [0, 1].map(() => new Drainer({ db, sink: drainerSink, collections, batchSize: 7, deadlineMs: 3_000, backoff: { baseMs: 20, maxMs: 200 }, maxAttempts: 3 }));
+    const background: BackgroundTask[] = [];
+    return {
+      db,
+      databaseUrl: scratch.url,
+      indexPrefix,
+      targets,
+      pools,
+      sink,
+      writer,
+      writerProxy,
+      drainers,
+      drainerProxy,
+      lateProxy,
+      background,
+      env: (url = targets.engineUrl) => ({
+        DATABASE_URL: scratch.url,
+        TETHER_INDEX_PREFIX: indexPrefix,
+        TETHER_CONFIG: CONFIG_FILE,
+        TETHER_SINK: targets.sink,
+        ...(targets.sink === "opensearch" ? { OPENSEARCH_URL: url } : { ELASTICSEARCH_URL: url }),
+        LOG_LEVEL: "info",
+      }),
+      async close() {
+        // A history that failed early leaves work running: kill processes, let drain passes reach their deadline.
+        for (const t of background.splice(0)) await (t.stop ? t.stop() : t.done.catch(() => undefined));
+        for (const p of proxies) await p.close();
+        for (const s of sinks) await s.close?.().catch(() => undefined);
+        await db.destroy();
+        await dropIndices(targets.engineUrl, indexPrefix);
+        await scratch.drop();
+      },
+    };
+  } catch (err) {
+    for (const p of proxies) await p.close().catch(() => undefined);
+    await db.destroy();
+    await scratch.drop();
+    throw err;
+  }
+}
+
+/** Every delayed request the proxies still hold has reached the engine (a late bulk has landed). */
+export async function proxiesSettled(sys: HistorySystem): Promise<void> {
+  for (const p of [sys.writerProxy, sys.drainerProxy, sys.lateProxy]) await p.setMode("pass");
+  await waitFor(() => [sys.writerProxy, sys.drainerProxy, sys.lateProxy].every((p) => p.stats.pendingDelayed === 0), { what: "delayed requests to land", timeoutMs: 60_000, intervalMs: 20 });
+}

@@ -1,0 +1,13 @@
+// The history tester's config: what its spawned `tether` verbs and drainer daemons load
+// (TETHER_CONFIG). TETHER_SINK picks the engine, as in the repository's own tether.config.ts.
+import { defineConfig } from "@tether/core";
+import { elasticsearch } from "@tether/elasticsearch";
+import { opensearch } from "@tether/opensearch";
+import { historyCollections, historyMigrations } from "./history-domain.ts";
+
+export default defineConfig({
+  collections: Object.values(historyCollections),
+  migrations: [historyMigrations],
+  sink: process.env.TETHER_SINK === "opensearch" ? opensearch() : elasticsearch(),
+  options: { drainer: { deadlineMs: 5_000 } },
+});
