@@ -5,7 +5,7 @@
  * docs/history-tester.md.
  *
  *   scripts/history-campaign [--operations 100000] [--seed N] [--sink elasticsearch|opensearch]
- *                            [--max-commands 40] [--wide-ids] [--skip-version-check] [--json]
+ *                            [--max-commands 40] [--narrow-ids] [--skip-version-check] [--json]
  *
  * How long: on a busy 2-core machine a history costs about 10 s of fixed work (its database,
  * two `tether` processes) plus 50-100 ms per operation, and runs half of --max-commands on

@@ -2,11 +2,10 @@ import fc from "fast-check";
 import type { IdKind } from "./history-domain.js";
 
 /**
- * The text ids a history draws from. `SAFE_TEXT_IDS` is what the id rule syncs today
- * (`[A-Za-z0-9_:.-]`, at most 200 characters); `WIDE_TEXT_IDS` is the whole alphabet issue 22
- * asks for (`@`, `/`, spaces, non-ASCII, up to the engine's 512-byte limit), switched on with
- * TETHER_HISTORY_WIDE_IDS=1 (or `wideIds` in the runner). Once every id the key column can
- * hold syncs, make the wide alphabet the default: it is the one constant to change.
+ * The text ids a history draws from. `WIDE_TEXT_IDS`, the default, is the whole alphabet the id
+ * rule syncs (`@`, `/`, spaces, non-ASCII, up to the engine's 512-byte limit); `SAFE_TEXT_IDS`
+ * (`[A-Za-z0-9_:.-]`, at most 200 characters) narrows a run to plain ids, with
+ * TETHER_HISTORY_WIDE_IDS=0 (or `wideIds: false` in the runner).
  */
 export interface TextIdAlphabet {
   /** Characters ids are made of (code points, so non-ASCII stays whole). */

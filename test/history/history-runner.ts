@@ -117,7 +117,7 @@ export async function runHistories(o: HistoryRunOptions): Promise<HistoryRunResu
           seed,
           path,
           ...lastFailure,
-          replay: `TETHER_HISTORY_SEED=${seed} TETHER_HISTORY_PATH=${path}${o.wideIds ? " TETHER_HISTORY_WIDE_IDS=1" : ""}${o.skipVersionCheck ? " TETHER_HISTORY_SKIP_VERSION_CHECK=1" : ""} pnpm exec vitest run test/history/history.test.ts`,
+          replay: `TETHER_HISTORY_SEED=${seed} TETHER_HISTORY_PATH=${path}${o.wideIds ? "" : " TETHER_HISTORY_WIDE_IDS=0"}${o.skipVersionCheck ? " TETHER_HISTORY_SKIP_VERSION_CHECK=1" : ""} pnpm exec vitest run test/history/history.test.ts`,
         },
       };
     }

@@ -7,7 +7,8 @@ const SEED = Number(process.env.TETHER_HISTORY_SEED ?? 22_2026);
 const PATH = process.env.TETHER_HISTORY_PATH || undefined;
 // The budget is operations, not time: about 60-90 s on a small machine for the default.
 const OPERATIONS = Number(process.env.TETHER_HISTORY_OPERATIONS ?? 60);
-const WIDE_IDS = process.env.TETHER_HISTORY_WIDE_IDS === "1";
+// Text ids from the whole alphabet the id rule syncs (TETHER_HISTORY_WIDE_IDS=0 narrows it).
+const WIDE_IDS = process.env.TETHER_HISTORY_WIDE_IDS !== "0";
 const SKIP_VERSION_CHECK = process.env.TETHER_HISTORY_SKIP_VERSION_CHECK === "1";
 const MAX_SHRINKS = Number(process.env.TETHER_HISTORY_MAX_SHRINKS ?? 60);
 

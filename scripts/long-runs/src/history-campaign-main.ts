@@ -77,7 +77,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
 }
 
 function parse(argv: string[]): Omit<CampaignOptions, "log"> & { json: boolean } {
-  const opts = { operations: 100_000, sink: "elasticsearch" as SinkName, maxCommands: 40, wideIds: false, skipVersionCheck: false, json: false } as Omit<CampaignOptions, "log"> & { json: boolean };
+  const opts = { operations: 100_000, sink: "elasticsearch" as SinkName, maxCommands: 40, wideIds: true, skipVersionCheck: false, json: false } as Omit<CampaignOptions, "log"> & { json: boolean };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = () => {
@@ -90,7 +90,7 @@ function parse(argv: string[]): Omit<CampaignOptions, "log"> & { json: boolean }
     else if (a === "--path") opts.path = next();
     else if (a === "--sink") opts.sink = next() === "opensearch" ? "opensearch" : "elasticsearch";
     else if (a === "--max-commands") opts.maxCommands = Number(next());
-    else if (a === "--wide-ids") opts.wideIds = true;
+    else if (a === "--narrow-ids") opts.wideIds = false;
     else if (a === "--skip-version-check") opts.skipVersionCheck = true;
     else if (a === "--json") opts.json = true;
     else throw new Error(`unknown option ${a}`);
