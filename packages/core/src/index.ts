@@ -80,7 +80,6 @@ export { discardRebuild, finishRebuild, rebuildStatus, rollbackRebuild } from ".
 export { DEFAULT_TOMBSTONE_RETENTION_MS, purgeTombstones, type CollectionPurgeResult, type PurgeTombstonesOptions } from "./ops/tombstone-purge.js";
 
 // The sink contract, for adapters.
-export { ALL_IDS } from "./sink.js";
 export type { BucketRange, BucketSummary, DownstreamState, IndexCheck, IndexLayout, MappingProblem, Sink, SinkCallOptions, SinkItemResult, SinkItemStatus, SinkOperation, ScannedDocument, TombstonePurgeResult } from "./sink.js";
 export { entityHash } from "./verify/entity-hash.js";
 export { contentHash } from "./verify/content-hash.js";
