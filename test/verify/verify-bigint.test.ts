@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { Drainer, verifyCollection, type VerifyOptions } from "@tether/core";
+import { deepVerifyCollection, Drainer, finishRebuild, rebuildIndex, verifyCollection, type VerifyOptions } from "@tether/core";
 import type { EngineSink } from "@tether/search-sink";
 import type { TestContext } from "@tether/testkit";
 import { annotations, createAnnotationContext } from "../scenarios/support/annotation-context.js";
@@ -94,5 +94,14 @@ describe("the bucketed verify over the whole bigint key space", () => {
     expect(report.samples.ghost).toEqual([stranger]);
     await drain();
     expect(await verifyCollection(ctx.db, ctx.sink, annotations, SMALL)).toMatchObject({ driftedTotal: 0 });
+  });
+
+  it("rebuilds the index with its verify passes over these ids, and the deep verify finds nothing", async () => {
+    const rebuilt = await rebuildIndex(ctx.db, ctx.sink, annotations, { verify: SMALL });
+    expect(rebuilt).toMatchObject({ rowsLoaded: IDS.length, caughtUp: 0 });
+    await finishRebuild(ctx.db, ctx.sink, annotations);
+    for (const id of [TWO_53_PLUS_1, MAX]) expect((await ctx.raw.get(index, id)).found).toBe(true);
+    expect(await verifyCollection(ctx.db, ctx.sink, annotations, SMALL)).toMatchObject({ driftedTotal: 0, bucketsDiffering: 0 });
+    expect(await deepVerifyCollection(ctx.db, ctx.sink, annotations)).toMatchObject({ driftedTotal: 0, orphans: 0, enqueued: 0 });
   });
 });
