@@ -31,6 +31,7 @@ const perSink = [
   "test/verify/verify-drift.test.ts",
   "test/verify/verify-cli.test.ts",
   "test/verify/verify-deep.test.ts",
+  "test/verify/verify-bigint.test.ts",
   "test/rebuild/rebuild.test.ts",
   "test/capture/re-insert-histories.test.ts",
   "test/engine/leapfrog-durability.test.ts",

@@ -46,11 +46,19 @@ export interface SinkCallOptions {
   retries?: number;
 }
 
-/** One id-range bucket of a collection, for anti-entropy. Bounds are inclusive-exclusive. */
+/**
+ * One id-range bucket of a collection, for anti-entropy. Bounds are inclusive-exclusive and
+ * exact bigints: ids span the whole of Postgres' bigint, far past a double's 2^53, so `to` may
+ * be 2^63 (one past the largest bigint). A sink sends the bounds to its engine as decimal
+ * strings, `[from, to - 1]` inclusive, never as JSON numbers.
+ */
 export interface BucketRange {
-  from: number;
-  to: number;
+  from: bigint;
+  to: bigint;
 }
+
+/** The whole id space of a bigint key: every id any bucket can hold. */
+export const ALL_IDS: Readonly<BucketRange> = Object.freeze({ from: -(2n ** 63n), to: 2n ** 63n });
 
 export interface BucketSummary {
   count: number;

@@ -19,19 +19,34 @@ export interface DocumentMeta {
   version: number;
   hash: number;
   deleted: boolean;
-  /** Numeric id for id-range buckets (absent for non-integer ids). */
-  key?: number;
+  /**
+   * The id as the engine's `long`, for id-range buckets: a number while it is a safe integer,
+   * a decimal string past 2^53 (the engine parses it exactly; a JSON number would be rounded).
+   * Absent for ids that are not integers a long can hold.
+   */
+  key?: number | string;
   /** Tombstones: when it was written (epoch ms); the retention purge removes it after that. */
   deleted_at?: number;
 }
 
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+
+/** The `key` of an id: see `DocumentMeta.key`. */
+function documentKey(id: string): number | string | undefined {
+  if (!/^-?\d+$/.test(id)) return undefined;
+  const n = BigInt(id);
+  if (n < LONG_MIN || n > LONG_MAX) return undefined;
+  return Number.isSafeInteger(Number(n)) ? Number(n) : String(n);
+}
+
 export function documentMeta(id: string, version: number, deleted: boolean, now: number = Date.now()): DocumentMeta {
-  const n = Number(id);
+  const key = documentKey(id);
   return {
     version,
     hash: entityHash(id, version),
     deleted,
-    ...(Number.isSafeInteger(n) && /^-?\d+$/.test(id) ? { key: n } : {}),
+    ...(key === undefined ? {} : { key }),
     ...(deleted ? { deleted_at: now } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { classifyDrift, type DriftKind, type Sink } from "@tether/core/internal";
+import { ALL_IDS, classifyDrift, type DriftKind, type Sink } from "@tether/core/internal";
 
 export interface Audit {
   rows: number;
@@ -46,7 +46,7 @@ export async function auditAnnotations(db: Kysely<any>, sink: Sink): Promise<Aud
   }
   // Documents Postgres does not know: live docs for rows that do not exist.
   await sink.refreshIndex?.("annotations");
-  const live = [...(await sink.listStates("annotations", { from: Number.MIN_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER }))]
+  const live = [...(await sink.listStates("annotations", ALL_IDS))]
     .filter(([, state]) => !state.deleted)
     .map(([id]) => id);
   for (let i = 0; i < live.length; i += PAGE) {

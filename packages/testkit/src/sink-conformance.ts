@@ -266,18 +266,39 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       const i = await freshIndex();
       await sink.write(i, [index("1", 2), index("2", 3), index("15", 1), { kind: "tombstone", id: "3", version: 4 }, index("25", 7)]);
       await sink.refreshIndex?.(i);
-      const [low, high, empty] = await sink.summarize(i, [{ from: 0, to: 10 }, { from: 10, to: 30 }, { from: 30, to: 40 }]);
+      const [low, high, empty] = await sink.summarize(i, [{ from: 0n, to: 10n }, { from: 10n, to: 30n }, { from: 30n, to: 40n }]);
       expect(low).toMatchObject({ count: 2, hashSum: entityHash("1", 2) + entityHash("2", 3) });
       expect(high).toMatchObject({ count: 2, hashSum: entityHash("15", 1) + entityHash("25", 7) });
       expect(empty).toMatchObject({ count: 0, hashSum: 0 });
       if (low?.versionSum !== undefined) expect(low.versionSum).toBe(5);
-      const listed = await sink.listStates(i, { from: 0, to: 20 });
+      const listed = await sink.listStates(i, { from: 0n, to: 20n });
       expect(Object.fromEntries(listed)).toEqual({
         "1": { version: 2, deleted: false },
         "2": { version: 3, deleted: false },
         "3": { version: 4, deleted: true },
         "15": { version: 1, deleted: false },
       });
+    });
+
+    it("compares id buckets exactly past 2^53, up to the largest bigint", async () => {
+      const i = await freshIndex();
+      // 2^53 + 1 is the first integer a double cannot hold: it would round to 2^53.
+      const ids = ["9007199254740992", "9007199254740993", "9223372036854775806", "9223372036854775807"];
+      await sink.write(i, ids.map((id, k) => index(id, k + 1)));
+      await sink.refreshIndex?.(i);
+      const two53 = 2n ** 53n;
+      const top = 2n ** 63n;
+      const sums = await sink.summarize(i, [
+        { from: two53, to: two53 + 1n },
+        { from: two53 + 1n, to: two53 + 2n },
+        { from: two53 + 2n, to: top - 1n },
+        { from: top - 1n, to: top },
+      ]);
+      expect(sums.map((b) => b.count)).toEqual([1, 1, 1, 1]);
+      expect(sums.map((b) => b.hashSum)).toEqual(ids.map((id, k) => entityHash(id, k + 1)));
+      if (sums[1]?.versionSum !== undefined) expect(sums.map((b) => b.versionSum)).toEqual([1, 2, 3, 4]);
+      expect(Object.fromEntries(await sink.listStates(i, { from: two53 + 1n, to: two53 + 2n }))).toEqual({ "9007199254740993": { version: 2, deleted: false } });
+      expect(Object.fromEntries(await sink.listStates(i, { from: top - 1n, to: top }))).toEqual({ "9223372036854775807": { version: 4, deleted: false } });
     });
   });
 }

@@ -163,21 +163,32 @@ export async function rowStatesAfter(
 }
 
 /** The distinct `floor(id / size)` of the table's rows, ascending: the id buckets that hold any row. */
-export async function occupiedBuckets(db: Db, collection: Collection<any>, size: number): Promise<number[]> {
+export async function occupiedBuckets(db: Db, collection: Collection<any>, size: number): Promise<bigint[]> {
   const { table, id } = verifyColumns(collection);
   const r = await sql<{ b: string }>`SELECT DISTINCT floor(${id}::numeric / ${size})::bigint::text AS b FROM ${table} AS t ORDER BY 1`.execute(db);
-  return r.rows.map((x) => Number(x.b)).sort((a, b) => a - b);
+  return r.rows.map((x) => BigInt(x.b)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * `id` in `[from, to)`, as bigint literals with the upper bound inclusive (`to - 1`): `to` may
+ * be 2^63, one past the largest bigint, which Postgres cannot hold. Bigint literals, not
+ * numeric, so the key's index serves the condition.
+ */
+function idInRange(id: ReturnType<typeof sql.ref>, range: BucketRange) {
+  return sql`${id} >= ${String(range.from)}::bigint AND ${id} <= ${String(range.to - 1n)}::bigint`;
 }
 
 /** Summaries (count, hash sum, version sum) of live rows in contiguous ranges, one query. */
 export async function summarizeRows(db: Db, collection: Collection<any>, ranges: readonly BucketRange[]): Promise<BucketSummary[]> {
   const { table, id, version, live, hash } = verifyColumns(collection);
+  // width_bucket over numeric: the last bound may be 2^63, past bigint.
   const bounds = [...ranges.map((r) => String(r.from)), String(ranges[ranges.length - 1]!.to)];
+  const span = { from: ranges[0]!.from, to: ranges[ranges.length - 1]!.to };
   const r = await sql<{ b: number; n: string; h: string; v: string }>`
-    SELECT width_bucket(${id}::bigint, ${bounds}::bigint[]) AS b, count(*) AS n,
+    SELECT width_bucket(${id}::numeric, ${bounds}::numeric[]) AS b, count(*) AS n,
            coalesce(sum(${hash}), 0) AS h, coalesce(sum(${version}), 0) AS v
     FROM ${table} AS t
-    WHERE ${id} >= ${bounds[0]}::bigint AND ${id} < ${bounds[bounds.length - 1]}::bigint AND ${live}
+    WHERE ${idInRange(id, span)} AND ${live}
     GROUP BY 1`.execute(db);
   const out: BucketSummary[] = ranges.map(() => ({ count: 0, hashSum: 0, versionSum: 0 }));
   for (const row of r.rows) out[Number(row.b) - 1] = { count: Number(row.n), hashSum: Number(row.h), versionSum: Number(row.v) };
@@ -188,7 +199,7 @@ export async function summarizeRows(db: Db, collection: Collection<any>, ranges:
 export async function rowStates(db: Db, collection: Collection<any>, where: { range: BucketRange } | { ids: readonly string[] }): Promise<Map<string, RowState>> {
   const { table, id, version, live } = verifyColumns(collection);
   const cond = "range" in where
-    ? sql`${id} >= ${String(where.range.from)}::bigint AND ${id} < ${String(where.range.to)}::bigint`
+    ? idInRange(id, where.range)
     : sql`${id} = ANY(${[...where.ids]}::bigint[])`;
   const r = await sql<{ id: string; version: string; live: boolean }>`
     SELECT ${id}::text AS id, ${version}::text AS version, ${live} AS live FROM ${table} AS t WHERE ${cond}`.execute(db);

@@ -5,7 +5,7 @@ import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
 import { idColumnType, occupiedBuckets, rowStates, summarizeRows } from "../store/collection-store.js";
 import { classifyDrift, type DriftKind } from "./verification-matrix.js";
 import { insertJobs } from "../store/job-store.js";
-import type { BucketRange, BucketSummary, Sink, SinkCallOptions } from "../sink.js";
+import { ALL_IDS, type BucketRange, type BucketSummary, type Sink, type SinkCallOptions } from "../sink.js";
 
 /**
  * Terminology
@@ -13,7 +13,8 @@ import type { BucketRange, BucketSummary, Sink, SinkCallOptions } from "../sink.
  *   find drift nothing described (a document deleted or edited behind tether's back, a row
  *   written by a migration that bypassed the write path).
  * - bucket: an id range [from, to); each side summarizes its live entities in it as
- *   (count, sum of entityHash(id, version), sum of versions).
+ *   (count, sum of entityHash(id, version), sum of versions). Bounds are bigints, exact over
+ *   the whole bigint key space (ids reach 2^63 - 1, far past a double's 2^53).
  * - leaf: a differing bucket narrow enough, or holding few enough entities on both sides, to
  *   compare id by id.
  */
@@ -65,8 +66,11 @@ export interface VerifyProgress {
 
 export interface VerifyReport {
   collection: string;
-  /** The id range of Postgres the top-level buckets cover, or null when the table is empty. */
-  idRange: { from: number; to: number } | null;
+  /**
+   * The id range of Postgres the top-level buckets cover ([from, to), exact decimal strings:
+   * ids run past a double's 2^53), or null when the table is empty.
+   */
+  idRange: { from: string; to: string } | null;
   /** Buckets summarized on both sides, at every level. */
   bucketsCompared: number;
   /** Of those, the ones whose summaries differed. */
@@ -87,8 +91,6 @@ export interface VerifyReport {
   durationMs: number;
 }
 
-const MIN = Number.MIN_SAFE_INTEGER;
-const MAX = Number.MAX_SAFE_INTEGER;
 
 /** The defaults documented on `VerifyOptions`, and how each value is validated. */
 export const VERIFY_DEFAULTS: OptionDefaults<Omit<VerifyOptions, "sinkOptions" | "onProgress" | "signal" | "index" | "onDrift">> = {
@@ -114,10 +116,13 @@ export async function hasIntegerIds(db: Kysely<any>, collection: Collection<any>
   return type === undefined || ["smallint", "integer", "bigint"].includes(type);
 }
 
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
 /** Contiguous ranges of `step` ids covering [from, to). */
-function slice(from: number, to: number, step: number): BucketRange[] {
+function slice(from: bigint, to: bigint, step: bigint): BucketRange[] {
   const out: BucketRange[] = [];
-  for (let lo = from; lo < to; lo = Math.min(to, lo + step)) out.push({ from: lo, to: Math.min(to, lo + step) });
+  for (let lo = from; lo < to; lo = min(to, lo + step)) out.push({ from: lo, to: min(to, lo + step) });
   return out;
 }
 
@@ -197,8 +202,8 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
       const width = r.to - r.from;
       // A leaf by what it holds, not by its width: a wide bucket with few entities (the
       // open-ended ones, a gap between far-apart ids) is compared id by id at once.
-      if (width <= leafSize || Math.max(mine[i]!.count, theirs[i]!.count) <= leafSize) await compareLeaf(r);
-      else await drill(slice(r.from, r.to, Math.max(1, Math.ceil(width / fanout))));
+      if (width <= BigInt(leafSize) || Math.max(mine[i]!.count, theirs[i]!.count) <= leafSize) await compareLeaf(r);
+      else await drill(slice(r.from, r.to, (width + BigInt(fanout) - 1n) / BigInt(fanout)));
     }
   }
 
@@ -213,21 +218,24 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
   const occupied = await occupiedBuckets(db, collection, bucketSize);
   let groups: BucketRange[][];
   if (occupied.length === 0) {
-    groups = [[{ from: MIN, to: MAX }]];
+    groups = [[{ ...ALL_IDS }]];
   } else {
+    const size = BigInt(bucketSize);
     const top: BucketRange[] = [];
     for (const b of occupied) {
-      const from = b * bucketSize;
+      // The buckets at either end of bigint stop at its bounds, not past them.
+      const from = max(b * size, ALL_IDS.from);
       const last = top[top.length - 1];
       if (last && last.to < from) top.push({ from: last.to, to: from });
-      top.push({ from, to: from + bucketSize });
+      top.push({ from, to: min(from + size, ALL_IDS.to) });
     }
     const from = top[0]!.from;
     const to = top[top.length - 1]!.to;
-    report.idRange = { from, to };
-    groups = [[{ from: MIN, to: from }]];
+    report.idRange = { from: String(from), to: String(to) };
+    groups = [];
+    if (ALL_IDS.from < from) groups.push([{ from: ALL_IDS.from, to: from }]);
     for (let i = 0; i < top.length; i += window) groups.push(top.slice(i, i + window));
-    groups.push([{ from: to, to: MAX }]);
+    if (to < ALL_IDS.to) groups.push([{ from: to, to: ALL_IDS.to }]);
   }
   const total = groups.reduce((n, g) => n + g.length, 0);
   let done = 0;
