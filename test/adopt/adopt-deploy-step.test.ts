@@ -51,9 +51,16 @@ describe("adopt as a deploy step: `tether migrate && tether adopt <collection>` 
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/applied \d+ migration\(s\)/);
     expect(text.stdout).toContain('note: table "note" has no "version" or "deleted_at" column; run `tether adopt note --add-deleted-column`');
+    // The index is part of the deploy step too: created behind its alias before adoption, so the
+    // initial sync's writes find it.
+    expect(text.stdout).toMatch(/note \(index [^)]*notes\): created behind its alias with the declared mapping/);
     const json = await cli(["migrate", "--json"]);
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ applied: [], needsAdoption: [{ collection: "note", table: "note", missing: ["version", "deleted_at"], command: "tether adopt note --add-deleted-column" }] });
+    expect(JSON.parse(json.stdout)).toEqual({
+      applied: [],
+      needsAdoption: [{ collection: "note", table: "note", missing: ["version", "deleted_at"], command: "tether adopt note --add-deleted-column" }],
+      indexes: [expect.objectContaining({ collection: "note", state: "ready", layout: "alias", problems: [] })],
+    });
   });
 
   it("other verbs still refuse the unadopted table, naming the command that adopts it", async () => {

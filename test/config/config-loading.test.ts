@@ -45,7 +45,6 @@ describe("tether.config.ts, loaded by the CLI and the drainer daemon", () => {
     { name: "a missing file", file: "test/config/fixtures/absent.config.ts", field: "file", message: /not found/ },
     { name: "no collections", file: fixture("no-collections"), field: "collections", message: /non-empty array/ },
     { name: "a table Postgres does not have", file: fixture("unknown-table"), field: "collections[0].table", message: /table "gadgets" .* does not exist/ },
-    { name: "a version column the table does not have", file: fixture("unknown-version-column"), field: "collections[0].versionColumn", message: /column "version" does not exist in table "gadget"/ },
     { name: "an unknown option", file: fixture("unknown-option"), field: "options.drainer.batchsize", message: /unknown option/ },
   ];
 
@@ -71,6 +70,27 @@ describe("tether.config.ts, loaded by the CLI and the drainer daemon", () => {
       expect(viaApi.stderr).toContain(`annotations-api: ${c.file}: ${c.field}: `);
     });
   }
+
+  it("a version column the table does not have is a table to adopt: the CLI's verbs (exit 2) and the API (exit 1) stop naming the file, the field and `tether adopt`; tether migrate reports it and exits 0; the daemon serves on", async () => {
+    const file = fixture("unknown-version-column");
+    const field = "collections[0].versionColumn: ";
+    const message = 'column "version" does not exist in table "gadget" (collection "gadget"); an existing table is brought under tether with `tether adopt gadget`';
+    const [viaFlag, viaEnv, viaApi] = await Promise.all([cli(["status", "--json", "--config", file]), cli(["status", "--json"], { TETHER_CONFIG: file }), api({ TETHER_CONFIG: file })]);
+    for (const r of [viaFlag, viaEnv]) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${file}: ${field}${message}`);
+    }
+    expect(viaApi.code, viaApi.stderr).toBe(1);
+    expect(viaApi.stderr).toContain(`annotations-api: ${file}: ${field}`);
+    // A deploy step, not a typo tether can tell apart: migrate names the command and succeeds.
+    const migrated = await cli(["migrate", "--json", "--config", file]);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ needsAdoption: [{ collection: "gadget", table: "gadget", missing: ["version"], command: "tether adopt gadget" }] });
+    drainer = await spawnDrainer({ ...env, LOG_LEVEL: "info", TETHER_CONFIG: file });
+    expect(drainer.logs.find((l) => l.msg === "collection needs adopting; served once adopted")).toMatchObject({ collection: "gadget", missing: ["version"], command: "tether adopt gadget" });
+    drainer.child.kill("SIGTERM");
+    expect(await drainer.exited).toBe(0);
+  });
 
   it("the CLI applies the config's migrations and honours its options; flags still win", async () => {
     const migrated = await cli(["migrate", "--json", "--config", fixture("gadgets")]);

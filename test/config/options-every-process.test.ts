@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, sinkEnvironment, sinkFromConfig, writerFromConfig, type AlertsReport } from "@tether/core";
+import { indexReadiness, migrate, sinkEnvironment, sinkFromConfig, writerFromConfig, type AlertsReport } from "@tether/core";
 import { createTestContext, startFaultProxy, type TestContext } from "@tether/testkit";
 import { spawnDrainer, type DrainerProcess } from "../../services/drainer/test/drainer-process.js";
 import config from "./fixtures/every-option.config.ts";
@@ -50,6 +50,8 @@ describe("one tether.config.ts drives every process: its options reach the app's
     const sink = sinkFromConfig(config, env);
     const writer = writerFromConfig(config, { sink });
     try {
+      // The deploy step (`tether migrate`) creates the index behind its alias; writes never do.
+      expect(await indexReadiness(sink, config.collections, { create: true })).toMatchObject([{ collection: "gadget", state: "created" }]);
       const { changes, sync } = await writer.createWithJob(ctx.db, gadgets, { label: "from-app" });
       expect(sync).toBe("ok");
       const id = changes[0]!.id;
@@ -118,6 +120,9 @@ describe("one tether.config.ts drives every process: its options reach the app's
       });
       child.once("exit", (code) => reject(new Error(`the API exited ${String(code)}\n${err}\n${out}`)));
     });
+    // The API ensures its index in the background, serving writes meanwhile (their direct sync
+    // fails and their jobs are made due at once): write once the alias answers.
+    await expect.poll(async () => (await fetch(new URL(`/${ctx.indexPrefix}annotations`, ctx.elasticsearchUrl), { method: "HEAD" })).status, { timeout: 60_000, interval: 200 }).toBe(200);
     const created = await fetch(`http://127.0.0.1:${port}/api/annotations`, {
       method: "POST",
       headers: { "content-type": "application/json" },

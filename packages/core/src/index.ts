@@ -36,8 +36,6 @@ export {
   loadConfig,
   sinkEnvironment,
   sinkFromConfig,
-  SINK_KINDS,
-  SINK_URL_VARIABLES,
   writerFromConfig,
   type LoadConfigOptions,
   type ProcessSinkEnvironment,

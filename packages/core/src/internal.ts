@@ -17,6 +17,8 @@ export * from "./migrations/migrate.js";
 export * from "./write/reindex.js";
 export * from "./write/write-path.js";
 export * from "./entity-id.js";
+// The engines TETHER_SINK may name, for the services' environment parsing.
+export { SINK_KINDS, SINK_URL_VARIABLES } from "./config/sink-environment.js";
 export * from "./job.js";
 export * from "./logger.js";
 export * from "./pg-error-codes.js";

@@ -1,5 +1,6 @@
 import { str, url } from "envalid";
-import { SINK_KINDS, sinkEnvironment, type SinkKind } from "@tether/core";
+import { sinkEnvironment, type SinkKind } from "@tether/core";
+import { SINK_KINDS } from "@tether/core/internal";
 
 export { SINK_KINDS, type SinkKind };
 
