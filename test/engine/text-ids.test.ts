@@ -16,6 +16,9 @@ describe("text ids: any id the rule allows syncs, anything else is refused befor
   const drainer = () => new Drainer({ db: ctx.db, sink: ctx.sink, collections: [tickets] });
   const counts = async () =>
     (await sql<{ rows: number; jobs: number }>`SELECT (SELECT count(*) FROM ticket)::int AS rows, (SELECT count(*) FROM tether.job)::int AS jobs`.execute(ctx.db)).rows[0]!;
+  /** Each row's version (they come from one global sequence, so each row has its own). */
+  const rowVersions = async (ids: string[]) =>
+    new Map((await sql<{ id: string; version: string }>`SELECT id, version FROM ticket WHERE id = ANY(${ids})`.execute(ctx.db)).rows.map((r) => [r.id, Number(r.version)]));
 
   beforeAll(async () => {
     ctx = await createTicketContext();
@@ -38,7 +41,11 @@ describe("text ids: any id the rule allows syncs, anything else is refused befor
     }
     const all = [...TEXT_IDS, ...TEXT_IDS.filter((x) => x !== EDGE).map((id) => `${id}/direct`)];
     const states = await ctx.sink.fetchStates(tickets.index, all);
-    for (const id of all) expect(states.get(id), id).toEqual({ version: 1, deleted: false });
+    const versions = await rowVersions(all);
+    for (const id of all) expect(states.get(id), id).toEqual({ version: versions.get(id), deleted: false });
+    // One create, one version: the creates took consecutive values of the sequence, none twice.
+    const taken = all.map((id) => versions.get(id)!).sort((a, b) => a - b);
+    expect(taken).toEqual(taken.map((_, i) => taken[0]! + i));
 
     // A document edited behind tether's back and an orphan, both with text ids, then a deep verify.
     await ctx.raw.update(tickets.index, "Zoë 東京", { subject: "defaced" });
@@ -52,7 +59,7 @@ describe("text ids: any id the rule allows syncs, anything else is refused befor
     const rebuilt = await rebuildIndex(ctx.db, ctx.sink, tickets);
     expect(rebuilt.rowsLoaded).toBe(all.length);
     expect(await deepVerifyCollection(ctx.db, ctx.sink, tickets)).toMatchObject({ driftedTotal: 0, scanned: all.length });
-    expect((await ctx.sink.fetchStates(tickets.index, [EDGE])).get(EDGE)).toEqual({ version: 1, deleted: false });
+    expect((await ctx.sink.fetchStates(tickets.index, [EDGE])).get(EDGE)).toEqual({ version: versions.get(EDGE), deleted: false });
   });
 
   it("refuses an id past 512 bytes, an empty id and an id with NUL or a lone surrogate with a ValidationError naming it, and writes nothing", async () => {
@@ -87,6 +94,9 @@ describe("text ids: any id the rule allows syncs, anything else is refused befor
     const dead = (await sql<{ last_error: string }>`SELECT last_error FROM tether.dead_job WHERE kwargs->>'id' = ${long}`.execute(ctx.db)).rows;
     expect(dead).toHaveLength(1);
     expect(dead[0]!.last_error).toMatch(/malformed kwargs: kwargs\.id: invalid id "z{40}…": it is 600 bytes of UTF-8; the engine's document _id holds at most 512/);
-    expect((await ctx.sink.fetchStates(tickets.index, ["captured/ok"])).get("captured/ok")).toEqual({ version: 1, deleted: false });
+    // The capture trigger's BEFORE INSERT took one version per row: the two rows hold two consecutive values.
+    const captured = await rowVersions([long, "captured/ok"]);
+    expect(Math.abs(captured.get(long)! - captured.get("captured/ok")!)).toBe(1);
+    expect((await ctx.sink.fetchStates(tickets.index, ["captured/ok"])).get("captured/ok")).toEqual({ version: captured.get("captured/ok"), deleted: false });
   });
 });

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWriter, Drainer, enqueueReindex, listEntityEvents, runMaintenance } from "@tether/core/internal";
+import { createWriter, Drainer, enqueueReindex, listEntityEvents, retryDeadJobs, runMaintenance } from "@tether/core/internal";
 import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
 
 describe("the per-entity event log behind the console's trace", () => {
@@ -22,6 +22,25 @@ describe("the per-entity event log behind the console's trace", () => {
     expect((await enqueueReindex(ctx.db, widgets, { scope: "all" })).enqueued).toBeGreaterThan(0);
     await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets] }).drainUntilEmpty();
     expect(await listEntityEvents(ctx.db, widgets.jobName, String(row!.id), 10)).toEqual(events);
+  });
+
+  it("tells a retried job's story: enqueued, parked with its reason, retried from the dead-letter table when the operator did it, written by the drainer, each once", async () => {
+    const writer = createWriter({ graceMs: 0 });
+    const { row } = await writer.createWithJob(ctx.db, widgets, { owner: "ev", title: "parked once" });
+    const id = String(row!.id);
+    // A drainer that handles no collection parks the job for real.
+    expect((await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [] }).drainOnce()).parked).toBe(1);
+    const { retried } = await retryDeadJobs(ctx.db, { name: widgets.jobName, all: true });
+    expect(retried).toBe(1);
+    const story = (events: { kind: string; detail: string | null }[]) => events.map((e) => [e.kind, e.detail?.match(/retried from the dead-letter table|unknown job name/)?.[0] ?? null]);
+    const pending = await listEntityEvents(ctx.db, widgets.jobName, id, 10);
+    expect(story(pending)).toEqual([["enqueued", "retried from the dead-letter table"], ["parked", "unknown job name"], ["enqueued", null]]);
+    // The retry is told at the moment it happened, after the parking (the job keeps its first enqueued_at).
+    expect(Date.parse(pending[0]!.at)).toBeGreaterThanOrEqual(Date.parse(pending[1]!.at));
+    await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets] }).drainOnce();
+    const drained = await listEntityEvents(ctx.db, widgets.jobName, id, 10);
+    expect(story(drained)).toEqual([["repaired", null], ["enqueued", "retried from the dead-letter table"], ["parked", "unknown job name"], ["enqueued", null]]);
+    expect(drained[0]!.jobId).toBe(pending[0]!.jobId);
   });
 
   it("is pruned by maintenance by age and to the newest events of each recently active entity", async () => {

@@ -127,8 +127,11 @@ describe("tracing entities, verify runs, drainers and the overview", () => {
   it("repairs content drift at the row's own version with the trace's forced re-index, and then says in_sync", async () => {
     const id = await t.annotate({ user: "acct:trace", text: "the row's text" });
     await drainer.drainOnce();
-    const src = (await (await es(`/${index()}/_doc/${id}`)).json()) as { _source: Record<string, unknown> };
-    const put = await es(`/${index()}/_doc/${id}?version=1&version_type=external_gte&refresh=true`, { method: "PUT", body: JSON.stringify({ ...src._source, text: "edited behind our back" }) });
+    const src = (await (await es(`/${index()}/_doc/${id}`)).json()) as { _version: number; _source: Record<string, unknown> };
+    // The edit keeps the document at the row's own version (from the global sequence, not 1).
+    const rowVersion = Number((await sql<{ version: string }>`SELECT version FROM annotation WHERE id = ${id}`.execute(t.db)).rows[0]!.version);
+    expect(src._version).toBe(rowVersion);
+    const put = await es(`/${index()}/_doc/${id}?version=${rowVersion}&version_type=external_gte&refresh=true`, { method: "PUT", body: JSON.stringify({ ...src._source, text: "edited behind our back" }) });
     expect(put.status).toBe(200);
     const drifted = await get(`/admin/trace/annotation/${id}`);
     expect(drifted).toMatchObject({ verdict: "content_differs", repair: { force: true } });
@@ -142,7 +145,7 @@ describe("tracing entities, verify runs, drainers and the overview", () => {
 
     expect((await reindex({ force: drifted.repair.force })).json()).toMatchObject({ enqueued: 1 });
     expect((await drainDue()).forced).toBe(1);
-    expect(await get(`/admin/trace/annotation/${id}`)).toMatchObject({ verdict: "in_sync", repair: null, downstream: { version: 1, contentMatches: true }, pendingJobs: [] });
+    expect(await get(`/admin/trace/annotation/${id}`)).toMatchObject({ verdict: "in_sync", repair: null, downstream: { version: rowVersion, contentMatches: true }, pendingJobs: [] });
   });
 
   it("offers a plain re-index for the other drifts and none when in sync", async () => {

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
+import { REINDEX_TAG_PREFIX } from "../job.js";
 
 /**
  * Every SQL statement that starts from tether.dead_job lives here (parking and sweeping, which
@@ -50,17 +51,27 @@ export async function selectDeadJobs(db: Db, f: DeadJobSelection, limit: number)
 
 /**
  * Moves the selection back into tether.job in one statement: due now, a fresh expiry (the
- * column default), attempts reset, the last error kept.
+ * column default), attempts reset, the last error and the original enqueued_at kept. The retry
+ * is recorded in the entity's history at the moment it happened (an "enqueued" event of the new
+ * job, bulk re-index work aside): the job keeps its first enqueued_at, so neither the pending
+ * job nor the drainer's batch row could say when, or that, it was retried.
  */
 export async function requeueDeadJobs(db: Db, f: DeadJobSelection): Promise<number> {
-  const r = await sql`
+  const r = await sql<{ n: string }>`
     WITH moved AS (
       DELETE FROM tether.dead_job d WHERE ${where(f)}
       RETURNING d.name, d.enqueued_at, d.priority, d.tag, d.kwargs, d.last_error
+    ), requeued AS (
+      INSERT INTO tether.job (name, enqueued_at, priority, tag, kwargs, attempts, last_error)
+      SELECT name, enqueued_at, priority, tag, kwargs, 0, last_error FROM moved
+      RETURNING id, name, tag, priority, kwargs
+    ), recorded AS (
+      INSERT INTO tether.entity_event (name, entity_id, kind, job_id, tag, priority, detail)
+      SELECT name, kwargs->>'id', 'enqueued', id, tag, priority, 'retried from the dead-letter table'
+      FROM requeued WHERE kwargs ? 'id' AND NOT starts_with(tag, ${REINDEX_TAG_PREFIX})
     )
-    INSERT INTO tether.job (name, enqueued_at, priority, tag, kwargs, attempts, last_error)
-    SELECT name, enqueued_at, priority, tag, kwargs, 0, last_error FROM moved`.execute(db);
-  return Number(r.numAffectedRows ?? 0);
+    SELECT count(*) AS n FROM requeued`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
 }
 
 export interface DeadJobGroupAggregate {

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import { REINDEX_TAG_PREFIX } from "../job.js";
 
 /**
@@ -20,11 +20,15 @@ export interface EntityEvent {
   detail: string | null;
 }
 
+/** Whether an event row already records this job's enqueue (a retry from the dead-letter table), at the moment it happened. */
+const enqueueRecorded = (name: string, entityId: string, jobId: RawBuilder<unknown>) =>
+  sql<boolean>`EXISTS (SELECT 1 FROM tether.entity_event r WHERE r.name = ${name} AND r.entity_id = ${entityId} AND r.kind = 'enqueued' AND r.job_id = ${jobId})`;
+
 /**
  * The newest events of one entity, newest first, from the three places its history lives: the
  * event rows (parked, expired, operator actions), the drainer's batch rows (each confirmed job:
  * when it was enqueued and how it ended), and the jobs still pending (enqueued, bulk re-index
- * work aside). Event ids say where an event comes from: `<n>` an event row, `b<batch>.<i>` a
+ * work aside; a job whose enqueue an event row records, a retry, is not told twice). Event ids say where an event comes from: `<n>` an event row, `b<batch>.<i>` a
  * batch row's job i (`…e` its enqueue), `j<job>` a pending job.
  */
 export async function listEntityEvents(db: Kysely<any>, name: string, entityId: string, limit: number): Promise<EntityEvent[]> {
@@ -40,12 +44,14 @@ export async function listEntityEvents(db: Kysely<any>, name: string, entityId: 
          WITH ORDINALITY AS u(entity_id, job_id, kind, tag, priority, enqueued_at, i)
        CROSS JOIN LATERAL (VALUES (b.at, u.kind, '', true), (u.enqueued_at, 'enqueued', 'e', false)) AS e(at, kind, suffix, later)
        WHERE b.name = ${name} AND b.entity_ids @> ARRAY[${entityId}::text] AND u.entity_id = ${entityId}
+         AND (e.later OR NOT ${enqueueRecorded(name, entityId, sql`u.job_id`)})
        ORDER BY b.id DESC LIMIT ${limit})
       UNION ALL
       (SELECT 'j' || j.id, j.enqueued_at, 'enqueued', j.id, j.tag, j.priority,
               CASE WHEN j.last_error IS NOT NULL THEN 'retried from the dead-letter table' WHEN j.kwargs->>'force' = 'true' THEN 'forced' END,
               false, j.id
        FROM tether.job j WHERE j.name = ${name} AND j.kwargs->>'id' = ${entityId} AND NOT starts_with(j.tag, ${REINDEX_TAG_PREFIX})
+         AND NOT ${enqueueRecorded(name, entityId, sql`j.id`)}
        ORDER BY j.id DESC LIMIT ${limit})
     ) AS h
     ORDER BY at DESC, later DESC, seq DESC LIMIT ${limit}`.execute(db);

@@ -127,7 +127,10 @@ describe("the admin console in a real Chromium", { timeout: BROWSER_TEST_TIMEOUT
     expect(drained.claimed).toBe(1);
     await go(`trace?collection=annotation&id=${id}`);
     await page.locator('[data-testid="trace-verdict"][data-verdict="in_sync"]').waitFor();
-    await expect.poll(() => page.getByTestId("trace-events").textContent(), POLL).toMatch(/synced.*enqueued.*parked.*enqueued/s);
+    // The history, newest first, tells the story: enqueued, parked with its reason, retried from the dead-letter table, synced.
+    await expect.poll(() => page.getByTestId("trace-events").textContent(), POLL).toMatch(/synced.*enqueued.*retried from the dead-letter table.*parked.*unknown job name.*enqueued/s);
+    const kinds = await page.locator('[data-testid="trace-events"] tbody tr td:nth-child(2)').allTextContents();
+    expect(kinds).toEqual(["synced", "enqueued", "parked", "enqueued"]);
   });
 
   it("starts a re-index by user after confirming and shows its jobs", async () => {
