@@ -26,6 +26,18 @@ export interface HistoryRunOptions {
   /** Histories tried while shrinking a failure to a minimal one. Default 60. */
   maxShrinks?: number;
   log?: (line: string) => void;
+  /** Where the time went: milliseconds and runs per command class, the setup and the end check. */
+  timings?: HistoryTimings;
+}
+
+export type HistoryTimings = Map<string, { ms: number; runs: number }>;
+
+function timed(timings: HistoryTimings | undefined, what: string, started: number): void {
+  if (!timings) return;
+  const t = timings.get(what) ?? { ms: 0, runs: 0 };
+  t.ms += performance.now() - started;
+  t.runs += 1;
+  timings.set(what, t);
 }
 
 export interface HistoryFailure {
@@ -45,13 +57,15 @@ export interface HistoryRunResult {
 }
 
 /** Counts a command's runs and records it in the history being run. */
-function recorded(cmd: HistoryCommand, counter: { ops: number }, ran: string[]): HistoryCommand {
+function recorded(cmd: HistoryCommand, counter: { ops: number }, ran: string[], timings?: HistoryTimings): HistoryCommand {
   return {
     check: (m) => cmd.check(m),
     run: async (m, r) => {
       counter.ops += 1;
       ran.push(cmd.toString());
+      const started = performance.now();
       await cmd.run(m, r);
+      timed(timings, ((cmd as { cmd?: object }).cmd ?? cmd).constructor.name, started);
     },
     toString: () => cmd.toString(),
   };
@@ -82,20 +96,26 @@ export async function runHistories(o: HistoryRunOptions): Promise<HistoryRunResu
       if (failing && ++shrinks > maxShrinks) return true;
       histories += 1;
       const ran: string[] = [];
+      let started = performance.now();
       const sys = await openHistorySystem(o.targets, pools);
+      timed(o.timings, "(open a history)", started);
       const model = new HistoryModel(pools);
       model.checkVersions = !o.skipVersionCheck;
       let divergences = "";
       try {
         try {
-          await fc.asyncModelRun(() => ({ model, real: sys }), [...cmds].map((c) => recorded(c, counter, ran)));
+          await fc.asyncModelRun(() => ({ model, real: sys }), [...cmds].map((c) => recorded(c, counter, ran, o.timings)));
+          started = performance.now();
           const report = await checkInvariant(sys, model);
+          timed(o.timings, "(the end check)", started);
           divergences = report.divergences.join("\n");
         } catch (err) {
           divergences = `a command failed: ${(err as Error).stack ?? String(err)}`;
         }
       } finally {
+        started = performance.now();
         await sys.close();
+        timed(o.timings, "(close a history)", started);
       }
       if (divergences === "") {
         if (!failing) log(`history seed ${seed}: ${ran.length} commands, converged (${counter.ops} operations in all)`);

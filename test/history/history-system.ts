@@ -47,7 +47,7 @@ export interface HistorySystem {
   /** Two in-process drainers, side by side, through `drainerProxy`. */
   readonly drainers: readonly Drainer[];
   readonly drainerProxy: FaultProxy;
-  /** Slow on purpose: a drainer process killed behind it leaves its bulk to land late. */
+  /** Slow bulks on purpose: a drainer process killed behind it leaves its bulk to land late. */
   readonly lateProxy: FaultProxy;
   readonly background: BackgroundTask[];
   /** The environment of a spawned `tether` verb or drainer daemon, reaching the engine at `url`. */
@@ -82,7 +82,7 @@ export async function openHistorySystem(targets: HistoryTargets, pools: IdPools)
     proxies.push(drainerProxy);
     const lateProxy = await startFaultProxy({ target: targets.engineUrl });
     proxies.push(lateProxy);
-    await lateProxy.setMode({ kind: "latency", ms: 600, jitterMs: 400 });
+    await lateProxy.setMode({ kind: "latency", ms: 600, jitterMs: 400, bulkOnly: true });
     const writerSink = sinkFor(targets.sink, writerProxy.url, indexPrefix);
     const drainerSink = sinkFor(targets.sink, drainerProxy.url, indexPrefix);
     sinks.push(writerSink, drainerSink);

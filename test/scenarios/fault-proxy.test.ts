@@ -45,6 +45,20 @@ describe("the fault proxy in front of the real Elasticsearch", () => {
     expect(proxy.stats.delayed).toBe(1);
   });
 
+  it("delays only bulks with bulkOnly, counting a delayed bulk when it arrives, before it lands", async () => {
+    await proxy.setMode({ kind: "latency", ms: 1_500, bulkOnly: true });
+    expect((await viaProxy.fetchStates(INDEX, ["1"], { retries: 0 })).get("1")?.version).toBe(3);
+    expect(proxy.stats.delayed).toBe(0);
+    expect(proxy.stats.passed).toBe(1);
+    const late = viaProxy.write(INDEX, [doc("2b", 1)], { retries: 0, timeoutMs: 120_000 });
+    await waitFor(() => proxy.stats.bulkRequests === 1, { what: "the bulk to reach the proxy" });
+    // Counted while it is still held: a test can act between "the bulk left" and "it landed".
+    expect(proxy.stats.pendingDelayed).toBe(1);
+    expect(await late).toEqual([{ id: "2b", status: "ok" }]);
+    expect(proxy.stats).toMatchObject({ delayed: 1, pendingDelayed: 0, bulkRequests: 1 });
+    expect(await stored("2b")).toEqual({ version: 1, deleted: false });
+  });
+
   it("refuses connections while in refuse mode and accepts them again afterwards", async () => {
     await proxy.setMode("refuse");
     const err = await fetch(proxy.url).catch((e: unknown) => e as Error & { cause?: { code?: string } });

@@ -4,7 +4,8 @@
  * - `pass`: forwards as is.
  * - `latency`: buffers the request, waits `ms` (plus up to `jitterMs` at random, which
  *   reorders concurrent requests), then forwards it even if the client gave up meanwhile (so a
- *   timed-out write still lands, late).
+ *   timed-out write still lands, late). With `bulkOnly`, only `_bulk` requests wait; the rest
+ *   pass at once. A delayed `_bulk` counts in `bulkRequests` when it arrives.
  * - `refuse`: closes the listening socket (connection refused) and drops open connections.
  * - `reset`: accepts, then destroys the connection at once (connection reset).
  * - `hang`: accepts and never answers.
@@ -23,7 +24,7 @@
  */
 export type FaultMode =
   | { kind: "pass" }
-  | { kind: "latency"; ms: number; jitterMs?: number }
+  | { kind: "latency"; ms: number; jitterMs?: number; bulkOnly?: boolean }
   | { kind: "refuse" }
   | { kind: "reset" }
   | { kind: "hang" }

@@ -159,14 +159,14 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     req.pipe(up);
   }
 
-  async function bulk(req: http.IncomingMessage, res: http.ServerResponse, m: FaultMode, body: Buffer): Promise<void> {
+  async function bulk(req: http.IncomingMessage, res: http.ServerResponse, m: FaultMode, body: Buffer, counted = false): Promise<void> {
     let raw = body;
     if (req.headers["content-encoding"] === "gzip") {
       raw = gunzipSync(raw);
       delete req.headers["content-encoding"];
     }
     const items = parseBulk(raw.toString("utf8"));
-    stats.bulkRequests += 1;
+    if (!counted) stats.bulkRequests += 1;
     stats.bulkItems += items.length;
     const faulty = m.kind === "dropBulkItems" || m.kind === "rejectBulkItems";
     const drops = faulty ? pickDrops(items.length, m.fraction, random) : new Set<number>();
@@ -226,15 +226,23 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
         return;
       }
       case "latency": {
+        const bulkRequest = isBulk(req);
+        if (m.bulkOnly && !bulkRequest) {
+          stats.passed += 1;
+          passThrough(req, res);
+          return;
+        }
         stats.delayed += 1;
+        // A delayed bulk has left its client: counted now, not when it lands.
+        if (bulkRequest) stats.bulkRequests += 1;
         const counted = stats;
         counted.pendingDelayed += 1;
         try {
           const body = await readBody(req);
           await new Promise((r) => setTimeout(r, m.ms + (m.jitterMs ? random() * m.jitterMs : 0)));
           if (closed) return;
-          if (isBulk(req) && observers.size > 0) {
-            await bulk(req, res, { kind: "pass" }, body).catch((err) => badGateway(res, err));
+          if (bulkRequest && observers.size > 0) {
+            await bulk(req, res, { kind: "pass" }, body, true).catch((err) => badGateway(res, err));
             return;
           }
           // Forwarded even if the client has gone: a late write must still land.

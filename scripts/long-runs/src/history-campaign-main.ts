@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { createDb, migrate } from "@tether/core";
 import { createScratchDatabase, ensureElasticsearch, ensureOpenSearch, ensurePostgres } from "@tether/testkit";
-import { describeFailure, runHistories, type HistoryFailure } from "../../../test/history/history-runner.js";
+import { describeFailure, runHistories, type HistoryFailure, type HistoryTimings } from "../../../test/history/history-runner.js";
 import type { SinkName } from "../../../test/history/history-system.js";
 
 export interface CampaignOptions {
@@ -25,6 +25,16 @@ export interface CampaignReport {
   operations: number;
   divergences: HistoryFailure[];
   durationMs: number;
+  /** Seconds and runs per command class, the setup and the end check: where the time went. */
+  timings: Record<string, { seconds: number; runs: number }>;
+}
+
+/** The timings as a table, slowest first. */
+export function formatTimings(t: CampaignReport["timings"]): string {
+  return Object.entries(t)
+    .sort((a, b) => b[1].seconds - a[1].seconds)
+    .map(([what, { seconds, runs }]) => `  ${what.padEnd(22)} ${String(seconds).padStart(7)} s  ${String(runs).padStart(6)} runs  ${((seconds * 1000) / runs).toFixed(0).padStart(6)} ms each`)
+    .join("\n");
 }
 
 /**
@@ -42,7 +52,8 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
   await migrate(db);
   await db.destroy();
   const firstSeed = o.seed ?? randomInt(1, 2 ** 31 - 1);
-  const report: CampaignReport = { sink: o.sink, firstSeed, lastSeed: firstSeed, histories: 0, operations: 0, divergences: [], durationMs: 0 };
+  const report: CampaignReport = { sink: o.sink, firstSeed, lastSeed: firstSeed, histories: 0, operations: 0, divergences: [], durationMs: 0, timings: {} };
+  const timings: HistoryTimings = new Map();
   o.log(`history campaign on ${o.sink}: ${o.operations} operations from seed ${firstSeed}${o.wideIds ? ", wide text ids" : ""}`);
   try {
     let seed = firstSeed;
@@ -56,6 +67,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
         wideIds: o.wideIds,
         skipVersionCheck: o.skipVersionCheck,
         log: (line) => o.log(line),
+        timings,
       });
       report.histories += r.histories;
       report.operations += r.operations;
@@ -73,6 +85,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     await template.drop();
   }
   report.durationMs = Math.round(performance.now() - started);
+  for (const [what, t] of timings) report.timings[what] = { seconds: Math.round(t.ms / 100) / 10, runs: t.runs };
   return report;
 }
 
@@ -110,7 +123,7 @@ export async function historyCampaignMain(argv: string[]): Promise<number> {
   }
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const report = await runCampaign({ ...opts, log });
-  const summary = `history campaign on ${report.sink}: seeds ${report.firstSeed}..${report.lastSeed}, ${report.histories} histories, ${report.operations} operations, ${report.divergences.length} divergence(s), ${Math.round(report.durationMs / 1000)} s`;
+  const summary = `history campaign on ${report.sink}: seeds ${report.firstSeed}..${report.lastSeed}, ${report.histories} histories, ${report.operations} operations, ${report.divergences.length} divergence(s), ${Math.round(report.durationMs / 1000)} s\nwhere the time went:\n${formatTimings(report.timings)}`;
   process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${summary}\n${report.divergences.map(describeFailure).join("\n\n")}\n`);
   return report.divergences.length === 0 ? 0 : 1;
 }
