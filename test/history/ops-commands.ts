@@ -1,7 +1,6 @@
 import { sql } from "kysely";
 import type { FaultMode } from "@tether/testkit";
 import { waitFor } from "@tether/testkit";
-import { spawnService } from "../scenarios/support/processes.js";
 import { tableOf, type IdKind } from "./history-domain.js";
 import type { HistoryCommand } from "./history-command.js";
 import type { HistoryModel } from "./history-model.js";
@@ -47,17 +46,20 @@ async function dueJobs(sys: HistorySystem): Promise<number> {
 }
 
 /**
- * A drainer daemon whose engine calls are slow, SIGKILLed once its bulk has left (or its pass
- * found nothing to write): its transaction dies, the bulk lands late.
+ * A drain pass in a process of its own (`tether drain --once`) whose bulks are slow, SIGKILLed
+ * once its bulk has left (or when its pass ended with nothing to write): its transaction dies,
+ * the bulk lands late.
  */
 export class KilledDrainer implements HistoryCommand {
   check = () => true;
   async run(_m: HistoryModel, sys: HistorySystem) {
     if ((await dueJobs(sys)) === 0) return;
     const before = sys.lateProxy.stats.bulkRequests;
-    const drainer = await spawnService("drainer", { ...sys.env(sys.lateProxy.url), TETHER_DRAIN_INTERVAL_MS: "3600000", TETHER_LISTEN: "false", TETHER_MAINTENANCE_INTERVAL_MS: "3600000", LOG_LEVEL: "debug" });
+    const drainer = startTether(sys, ["drain", "--once"], sys.lateProxy.url);
+    let exited = false;
+    void drainer.done.then(() => (exited = true));
     try {
-      await waitFor(() => sys.lateProxy.stats.bulkRequests > before || drainer.logs.some((l) => l.includes('"drain pass"')), {
+      await waitFor(() => sys.lateProxy.stats.bulkRequests > before || exited, {
         what: "the drainer's bulk to leave, or its pass to end",
         timeoutMs: 60_000,
         intervalMs: 10,
