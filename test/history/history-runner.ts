@@ -26,6 +26,8 @@ export interface HistoryRunOptions {
   /** Histories tried while shrinking a failure to a minimal one. Default 60. */
   maxShrinks?: number;
   log?: (line: string) => void;
+  /** Called after each history that converged, with its seed and the operations run so far. */
+  onConverged?: (seed: number, operations: number) => void;
   /** Where the time went: milliseconds and runs per command class, the setup and the end check. */
   timings?: HistoryTimings;
 }
@@ -118,7 +120,10 @@ export async function runHistories(o: HistoryRunOptions): Promise<HistoryRunResu
         timed(o.timings, "(close a history)", started);
       }
       if (divergences === "") {
-        if (!failing) log(`history seed ${seed}: ${ran.length} commands, converged (${counter.ops} operations in all)`);
+        if (!failing) {
+          log(`history seed ${seed}: ${ran.length} commands, converged (${counter.ops} operations in all)`);
+          o.onConverged?.(seed, counter.ops);
+        }
         return true;
       }
       failing = true;

@@ -15,6 +15,8 @@ export interface CampaignOptions {
   wideIds: boolean;
   skipVersionCheck: boolean;
   log: (line: string) => void;
+  /** Filled in as histories end, so an interrupted campaign can still report what it ran. */
+  progress?: CampaignReport;
 }
 
 export interface CampaignReport {
@@ -52,8 +54,15 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
   await migrate(db);
   await db.destroy();
   const firstSeed = o.seed ?? randomInt(1, 2 ** 31 - 1);
-  const report: CampaignReport = { sink: o.sink, firstSeed, lastSeed: firstSeed, histories: 0, operations: 0, divergences: [], durationMs: 0, timings: {} };
+  const report: CampaignReport = o.progress ?? { sink: o.sink, firstSeed, lastSeed: firstSeed, histories: 0, operations: 0, divergences: [], durationMs: 0, timings: {} };
+  Object.assign(report, { sink: o.sink, firstSeed, lastSeed: firstSeed });
   const timings: HistoryTimings = new Map();
+  const summarize = () => {
+    report.durationMs = Math.round(performance.now() - started);
+    for (const [what, t] of timings) report.timings[what] = { seconds: Math.round(t.ms / 100) / 10, runs: t.runs };
+  };
+  // What the histories converged so far, before this runHistories call returns.
+  let base = { histories: 0, operations: 0 };
   o.log(`history campaign on ${o.sink}: ${o.operations} operations from seed ${firstSeed}${o.wideIds ? ", wide text ids" : ""}`);
   try {
     let seed = firstSeed;
@@ -68,9 +77,14 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
         skipVersionCheck: o.skipVersionCheck,
         log: (line) => o.log(line),
         timings,
+        onConverged: (done, operations) => {
+          Object.assign(report, { histories: base.histories + done - seed + 1, operations: base.operations + operations, lastSeed: done });
+          summarize();
+        },
       });
-      report.histories += r.histories;
-      report.operations += r.operations;
+      report.histories = base.histories + r.histories;
+      report.operations = base.operations + r.operations;
+      base = { histories: report.histories, operations: report.operations };
       if (!r.failure) {
         report.lastSeed = seed + r.histories - 1;
         break;
@@ -84,8 +98,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
   } finally {
     await template.drop();
   }
-  report.durationMs = Math.round(performance.now() - started);
-  for (const [what, t] of timings) report.timings[what] = { seconds: Math.round(t.ms / 100) / 10, runs: t.runs };
+  summarize();
   return report;
 }
 
@@ -122,8 +135,20 @@ export async function historyCampaignMain(argv: string[]): Promise<number> {
     return 2;
   }
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const report = await runCampaign({ ...opts, log });
-  const summary = `history campaign on ${report.sink}: seeds ${report.firstSeed}..${report.lastSeed}, ${report.histories} histories, ${report.operations} operations, ${report.divergences.length} divergence(s), ${Math.round(report.durationMs / 1000)} s\nwhere the time went:\n${formatTimings(report.timings)}`;
-  process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${summary}\n${report.divergences.map(describeFailure).join("\n\n")}\n`);
+  const progress: CampaignReport = { sink: opts.sink, firstSeed: 0, lastSeed: 0, histories: 0, operations: 0, divergences: [], durationMs: 0, timings: {} };
+  const print = (report: CampaignReport, interrupted: boolean) => {
+    const summary = `history campaign on ${report.sink}${interrupted ? " (interrupted; the histories that ended)" : ""}: seeds ${report.firstSeed}..${report.lastSeed}, ${report.histories} histories, ${report.operations} operations, ${report.divergences.length} divergence(s), ${Math.round(report.durationMs / 1000)} s\nwhere the time went:\n${formatTimings(report.timings)}`;
+    process.stdout.write(opts.json ? `${JSON.stringify({ ...report, interrupted }, null, 2)}\n` : `${summary}\n${report.divergences.map(describeFailure).join("\n\n")}\n`);
+  };
+  // Ctrl-C (or a TERM) ends a long campaign with the report of what it ran; the history in flight
+  // leaves its scratch database (tether_hist_*) and indices behind.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      print(progress, true);
+      process.exit(progress.divergences.length === 0 ? 130 : 1);
+    });
+  }
+  const report = await runCampaign({ ...opts, log, progress });
+  print(report, false);
   return report.divergences.length === 0 ? 0 : 1;
 }
