@@ -20,10 +20,11 @@ const TOMBSTONE = "__tether_tombstone_version";
 /**
  * `value`, computed after setting the capture hand-shake flag (`tether.writer`) for the rest of
  * the transaction: evaluated while the statement produces its row, so the capture triggers of
- * this same statement (row-level BEFORE, statement-level AFTER) already see it.
+ * this same statement (row-level BEFORE, statement-level AFTER) already see it. A CASE, whose
+ * WHEN Postgres evaluates before its THEN, rather than a sub-select: no subplan to plan and run.
  */
 const flagged = (collection: Collection<any>, value: RawBuilder<unknown>) =>
-  sql`(SELECT ${value} FROM (SELECT set_config(${WRITER_SETTING}, ${collection.name}, true)) AS tether_flag)`;
+  sql`CASE WHEN set_config(${WRITER_SETTING}, ${collection.name}, true) IS NOT NULL THEN ${value} END`;
 
 /**
  * The job of the row a statement returns, as one more RETURNING column: `tether.enqueue_row`
