@@ -1,6 +1,19 @@
 
 CREATE SCHEMA tether;
 
+CREATE FUNCTION tether.enqueue_row(name text, entity_id text, delay_ms bigint, priority integer, tag text) RETURNS bigint
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+  job_id bigint;
+BEGIN
+  INSERT INTO tether.job (name, scheduled_at, priority, tag, kwargs)
+  VALUES (enqueue_row.name, now() + delay_ms * interval '1 millisecond', enqueue_row.priority, enqueue_row.tag,
+          jsonb_build_object('id', entity_id))
+  RETURNING id INTO job_id;
+  RETURN job_id;
+END $$;
+
 CREATE FUNCTION tether.next_version(above bigint DEFAULT 0) RETURNS bigint
     LANGUAGE plpgsql
     AS $$

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import net from "node:net";
-import { createWriter, defineCollection } from "@tether/core";
+import { createWriter, defineCollection, ValidationError } from "@tether/core";
 import { startFaultProxy } from "@tether/testkit";
 import { createWidgetContext, widgets, type WidgetContext, type WidgetRow } from "../support/widgets.js";
 
@@ -67,14 +67,14 @@ describe("the write path", () => {
     expect(await jobsFor(ctx, hidden!.id)).toHaveLength(1);
   });
 
-  it("writes each row and its job in one statement: create, update, soft delete and hard delete", async () => {
+  it("writes each row and its job in one statement, alone (no BEGIN, no COMMIT): create, update, soft delete and hard delete", async () => {
     const statements: string[] = [];
     const pool = new pg.Pool({ connectionString: ctx.databaseUrl, max: 1 });
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }), log: (e) => void (e.level === "query" && statements.push(e.query.sql)) });
     try {
       const writer = createWriter({});
-      // The writer reads the id column's type once per collection (the id rule needs it): not part of any later write.
-      await writer.createWithJob(db, widgets, { owner: "one", title: "warm-up" });
+      // The writer reads once per collection whether the table's own ids are inside the id rule (an identity from 1): not part of any later write.
+      const warm = (await writer.createWithJob(db, widgets, { owner: "one", title: "warm-up" })).changes[0]!.id;
       const calls: [string, () => Promise<unknown>][] = [];
       let id = "";
       let softVersion = 0;
@@ -82,19 +82,42 @@ describe("the write path", () => {
       calls.push(["update", () => writer.updateWithJob(db, widgets, id, { title: "edited" })]);
       calls.push(["soft delete", async () => (softVersion = Number(((await writer.deleteWithJob(db, widgets, id)).row as { version: string }).version))]);
       calls.push(["hard delete", () => writer.deleteWithJob(db, widgets, id, { hard: true })]);
+      const shape = (q: string) => (/^(begin|commit|rollback)$/i.test(q) ? q.toLowerCase() : /"?widget"?/.test(q) && /tether\.(job|enqueue_row)\b/.test(q) ? "row+job" : q);
       for (const [what, call] of calls) {
         statements.length = 0;
         await call();
-        // The transaction's BEGIN and COMMIT, and one statement that writes the row and its job.
-        expect(statements.map((q) => (/^(begin|commit)$/i.test(q) ? q.toLowerCase() : /"?widget"?/.test(q) && q.includes("tether.job") ? "row+job" : q)), what).toEqual([
-          "begin",
-          "row+job",
-          "commit",
-        ]);
+        expect(statements.map(shape), what).toEqual(["row+job"]);
       }
       const jobs = await sql<{ version: string | null }>`SELECT kwargs->>'version' AS version FROM tether.job WHERE kwargs->>'id' = ${id} ORDER BY id`.execute(ctx.db);
       // The hard delete's tombstone: the next version after the soft delete's (one session, nothing in between).
       expect(jobs.rows.map((j) => j.version)).toEqual([null, null, null, String(softVersion + 1)]);
+
+      // In the caller's transaction: the same one statement, and the flag reset for the caller's own statements after it.
+      statements.length = 0;
+      await db.transaction().execute((trx) => writer.updateWithJob(trx, widgets, warm, { title: "in a transaction" }));
+      expect(statements.map(shape)).toEqual(["begin", "row+job", expect.stringContaining("set_config"), "commit"]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("checks an id a default generated after the statement, in a transaction, and rolls both back when the id is outside the id rule", async () => {
+    await sql`CREATE TABLE gadget (id text PRIMARY KEY DEFAULT '', title text NOT NULL, version bigint NOT NULL DEFAULT 1)`.execute(ctx.db);
+    const gadgets = defineCollection<{ id: string; title: string; version: string }>({ name: "gadget", table: "gadget", index: "gadgets", toDocument: (r) => ({ title: r.title }) });
+    const statements: string[] = [];
+    const pool = new pg.Pool({ connectionString: ctx.databaseUrl, max: 1 });
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }), log: (e) => void (e.level === "query" && statements.push(e.query.sql)) });
+    try {
+      const writer = createWriter({});
+      await expect(writer.createWithJob(db, gadgets, { title: "no id" })).rejects.toThrow(ValidationError);
+      expect(statements.filter((q) => /^(begin|commit|rollback)$/i.test(q)).map((q) => q.toLowerCase())).toEqual(["begin", "rollback"]);
+      const left = await sql<{ rows: string; jobs: string }>`
+        SELECT (SELECT count(*) FROM gadget)::text AS rows, (SELECT count(*) FROM tether.job WHERE name = ${gadgets.jobName})::text AS jobs`.execute(ctx.db);
+      expect(left.rows[0]).toEqual({ rows: "0", jobs: "0" });
+      // An id the call names is checked before the statement, which then runs alone.
+      statements.length = 0;
+      await writer.createWithJob(db, gadgets, { id: "g-1", title: "named" });
+      expect(statements.filter((q) => /^(begin|commit|rollback)$/i.test(q))).toEqual([]);
     } finally {
       await db.destroy();
     }

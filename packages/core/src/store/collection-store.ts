@@ -26,6 +26,19 @@ export async function idColumnType(db: Db, collection: Collection<any>): Promise
   return r.rows[0]?.type;
 }
 
+/**
+ * Whether every id the table generates itself passes the id rule: an identity column (always
+ * an integer type) whose sequence never goes below 1. False for anything else (a serial, a
+ * default expression, no default): those ids are checked after the statement, in a transaction.
+ */
+export async function identityIdsInRule(db: Db, collection: Collection<any>): Promise<boolean> {
+  const r = await sql<{ ok: boolean }>`
+    SELECT s.seqmin >= 1 AS ok FROM pg_attribute a
+    JOIN pg_sequence s ON s.seqrelid = pg_get_serial_sequence(${collection.table}, ${collection.idColumn})::regclass
+    WHERE a.attrelid = to_regclass(${collection.table}) AND a.attname = ${collection.idColumn} AND a.attidentity <> '' AND NOT a.attisdropped`.execute(db);
+  return r.rows[0]?.ok === true;
+}
+
 /** The id column's own type for a cast (so the primary key index is used); text when unknown. */
 function idCast(type: string | undefined): RawBuilder<unknown> {
   return sql.raw(type && /^[a-z][a-z0-9 ]*$/.test(type) ? type : "text");

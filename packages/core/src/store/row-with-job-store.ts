@@ -20,40 +20,25 @@ const TOMBSTONE = "__tether_tombstone_version";
 /**
  * `value`, computed after setting the capture hand-shake flag (`tether.writer`) for the rest of
  * the transaction: evaluated while the statement produces its row, so the capture triggers of
- * this same statement (row-level BEFORE, statement-level AFTER) already see it.
+ * this same statement (row-level BEFORE, statement-level AFTER) already see it. A CASE, whose
+ * WHEN Postgres evaluates before its THEN, rather than a sub-select: no subplan to plan and run.
  */
 const flagged = (collection: Collection<any>, value: RawBuilder<unknown>) =>
-  sql`(SELECT ${value} FROM (SELECT set_config(${WRITER_SETTING}, ${collection.name}, true)) AS tether_flag)`;
+  sql`CASE WHEN set_config(${WRITER_SETTING}, ${collection.name}, true) IS NOT NULL THEN ${value} END`;
 
 /**
- * Runs `rowStatement` (RETURNING *) and inserts its row's job, in one statement. `deleted`: the
- * row was removed, and the job carries the version its tombstone takes (`tether.next_version`
- * above the row's: a re-insert of the id later takes a version above it).
+ * The job of the row a statement returns, as one more RETURNING column: `tether.enqueue_row`
+ * (migration 000008) inserts it with a plan kept per connection, so the statement costs the
+ * plain one's parse and plan plus a function call.
  */
-async function withJob(
-  db: Db,
-  collection: Collection<any>,
-  rowStatement: { compile(): unknown },
-  job: RowJob,
-  deleted = false,
-): Promise<{ row: Row; jobId: string; tombstoneVersion?: number } | undefined> {
-  const kwargs = deleted
-    ? sql`jsonb_build_object('id', r.${sql.ref(collection.idColumn)}::text, 'version', tether.next_version(r.${sql.ref(collection.versionColumn)}))`
-    : sql`jsonb_build_object('id', r.${sql.ref(collection.idColumn)}::text)`;
-  const r = await sql<Row>`
-    WITH r AS (${rowStatement as never}),
-    j AS (
-      INSERT INTO tether.job (name, scheduled_at, priority, tag, kwargs)
-      SELECT ${job.name}, now() + ${job.delayMs}::bigint * interval '1 millisecond', ${job.priority}::int, ${job.tag},
-             ${kwargs}
-      FROM r
-      RETURNING id, kwargs->>'version' AS version
-    )
-    SELECT r.*, (SELECT id FROM j)::text AS ${sql.ref(JOB_ID)}, (SELECT version FROM j) AS ${sql.ref(TOMBSTONE)} FROM r`.execute(db);
-  const first = r.rows[0];
+const jobColumn = (collection: Collection<any>, job: RowJob) =>
+  sql<string>`tether.enqueue_row(${job.name}, ${sql.ref(collection.idColumn)}::text, ${job.delayMs}::bigint, ${job.priority}::int, ${job.tag})::text`.as(JOB_ID);
+
+async function rowWithJob(statement: { execute(): Promise<Row[]> }): Promise<{ row: Row; jobId: string } | undefined> {
+  const first = (await statement.execute())[0];
   if (!first) return undefined;
-  const { [JOB_ID]: jobId, [TOMBSTONE]: tombstone, ...row } = first;
-  return { row, jobId: String(jobId), ...(tombstone !== null && tombstone !== undefined ? { tombstoneVersion: Number(tombstone) } : {}) };
+  const { [JOB_ID]: jobId, ...row } = first;
+  return { row, jobId: String(jobId) };
 }
 
 /**
@@ -61,8 +46,13 @@ async function withJob(
  * insert's round trips: the capture hand-shake and the job ride along).
  */
 export function insertRowWithJob(db: Db, collection: Collection<any>, values: Row, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
-  const insert = db.insertInto(collection.table).values({ ...values, [collection.versionColumn]: flagged(collection, nextVersion()) }).returningAll();
-  return withJob(db, collection, insert, job);
+  return rowWithJob(
+    db
+      .insertInto(collection.table)
+      .values({ ...values, [collection.versionColumn]: flagged(collection, nextVersion()) })
+      .returningAll()
+      .returning(jobColumn(collection, job)),
+  );
 }
 
 /** Applies `patch` to a live row, bumps its version and enqueues its job in ONE statement; undefined when there is no live row. */
@@ -72,7 +62,7 @@ export function updateRowWithJob(db: Db, collection: Collection<any>, id: unknow
     .set({ ...patch, [collection.versionColumn]: flagged(collection, nextVersion(`${collection.table}.${collection.versionColumn}`)) })
     .where(collection.idColumn, "=", id);
   if (collection.deletedColumn) q = q.where(collection.deletedColumn, "is", null);
-  return withJob(db, collection, q.returningAll(), job);
+  return rowWithJob(q.returningAll().returning(jobColumn(collection, job)));
 }
 
 /** Soft-deletes a live row (deletedColumn = now(), next version) and enqueues its job in ONE statement; undefined when there is no live row. */
@@ -83,13 +73,28 @@ export function softDeleteRowWithJob(db: Db, collection: Collection<any>, delete
 /**
  * Deletes a row and enqueues its job (carrying the version its tombstone needs) in ONE
  * statement; undefined when there was no row. The capture hand-shake is set in the WHERE
- * clause, before the row goes: a DELETE has no value of its own to carry it.
+ * clause, before the row goes: a DELETE has no value of its own to carry it. The tombstone
+ * takes `tether.next_version` above the row's version: a re-insert of the id later takes a
+ * version above it.
  */
-export function hardDeleteRowWithJob(db: Db, collection: Collection<any>, id: unknown, job: RowJob): Promise<{ row: Row; jobId: string; tombstoneVersion?: number } | undefined> {
-  const q = db
+export async function hardDeleteRowWithJob(db: Db, collection: Collection<any>, id: unknown, job: RowJob): Promise<{ row: Row; jobId: string; tombstoneVersion: number } | undefined> {
+  const gone = db
     .deleteFrom(collection.table)
     .where(collection.idColumn, "=", id)
     .where(sql<boolean>`${flagged(collection, sql.lit(true))}`)
     .returningAll();
-  return withJob(db, collection, q, job, true);
+  const r = await sql<Row>`
+    WITH r AS (${gone}),
+    j AS (
+      INSERT INTO tether.job (name, scheduled_at, priority, tag, kwargs)
+      SELECT ${job.name}, now() + ${job.delayMs}::bigint * interval '1 millisecond', ${job.priority}::int, ${job.tag},
+             jsonb_build_object('id', r.${sql.ref(collection.idColumn)}::text, 'version', tether.next_version(r.${sql.ref(collection.versionColumn)}))
+      FROM r
+      RETURNING id, kwargs->>'version' AS version
+    )
+    SELECT r.*, (SELECT id FROM j)::text AS ${sql.ref(JOB_ID)}, (SELECT version FROM j) AS ${sql.ref(TOMBSTONE)} FROM r`.execute(db);
+  const first = r.rows[0];
+  if (!first) return undefined;
+  const { [JOB_ID]: jobId, [TOMBSTONE]: tombstone, ...row } = first;
+  return { row, jobId: String(jobId), tombstoneVersion: Number(tombstone) };
 }

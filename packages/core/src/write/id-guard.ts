@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import type { Collection } from "../collection.js";
-import { canonicalEntityId } from "../entity-id.js";
+import { canonicalEntityId, idTypeClass } from "../entity-id.js";
 import { ValidationError } from "../errors.js";
-import { idColumnType } from "../store/collection-store.js";
+import { identityIdsInRule, idColumnType } from "../store/collection-store.js";
 
 /**
  * The writer's side of the id rule (../entity-id.ts): an id the drainer would refuse is refused
@@ -11,6 +11,7 @@ import { idColumnType } from "../store/collection-store.js";
  */
 export class IdGuard {
   private readonly types = new WeakMap<Collection<any>, Promise<string | undefined>>();
+  private readonly generated = new WeakMap<Collection<any>, Promise<boolean>>();
 
   private typeOf(db: Kysely<any>, collection: Collection<any>): Promise<string | undefined> {
     if (collection.idType) return Promise.resolve(collection.idType);
@@ -22,6 +23,24 @@ export class IdGuard {
       this.types.set(collection, type);
     }
     return type;
+  }
+
+  /**
+   * Whether every id the table generates by itself is inside the rule, so a row written with a
+   * generated id needs no check after the statement: a uuid column, or an identity column whose
+   * sequence stays at 1 or above. Read from the catalog once per collection.
+   */
+  async generatedIdsInRule(db: Kysely<any>, collection: Collection<any>): Promise<boolean> {
+    let known = this.generated.get(collection);
+    if (!known) {
+      known = this.typeOf(db, collection).then((type) => {
+        const cls = idTypeClass(type);
+        return cls === "uuid" || (cls === "integer" && identityIdsInRule(db, collection));
+      });
+      known.catch(() => this.generated.delete(collection));
+      this.generated.set(collection, known);
+    }
+    return known;
   }
 
   /** Throws ValidationError for the first id outside the rule. */

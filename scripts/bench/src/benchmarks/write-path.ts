@@ -8,6 +8,29 @@ import { compare, type ResultRow } from "../report.js";
 import { percentiles } from "../stats.js";
 
 const WARMUP = 20;
+/** The order of the variants in each round is random, but the same in every run. */
+const ORDER_SEED = 0x5eed;
+
+/** A small deterministic generator (mulberry32): uniform in [0, 1). */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A Fisher–Yates shuffle of a copy of `items`. */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
 
 const values = (i: number) => ({
   userid: `acct:writer${i % 100}@example.com`,
@@ -16,17 +39,16 @@ const values = (i: number) => ({
   tags: ["bench"],
 });
 
-async function plainInsert(db: Kysely<any>, i: number): Promise<AnnotationRow> {
-  return db.transaction().execute(
-    async (trx) => (await trx.insertInto("annotation").values({ ...values(i), version: nextVersion() }).returningAll().executeTakeFirstOrThrow()) as AnnotationRow,
-  );
+/** `fn` in a transaction of its own, or alone: one statement, in Postgres's implicit transaction. */
+const inTransaction = <T>(db: Kysely<any>, alone: boolean, fn: (q: Kysely<any>) => Promise<T>): Promise<T> => (alone ? fn(db) : db.transaction().execute(fn));
+
+async function plainInsert(db: Kysely<any>, i: number, alone = false): Promise<AnnotationRow> {
+  return inTransaction(db, alone, async (q) => (await q.insertInto("annotation").values({ ...values(i), version: nextVersion() }).returningAll().executeTakeFirstOrThrow()) as AnnotationRow);
 }
 
-/** A plain update transaction: the same patch and version bump updateWithJob makes, no job. */
-async function plainUpdate(db: Kysely<any>, id: string, patch: Record<string, unknown>): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.updateTable("annotation").set({ ...patch, version: nextVersion("version") }).where("id", "=", id).where("deleted_at", "is", null).returningAll().executeTakeFirstOrThrow();
-  });
+/** A plain update: the same patch and version bump updateWithJob makes, no job. */
+async function plainUpdate(db: Kysely<any>, id: string, patch: Record<string, unknown>, alone = false): Promise<void> {
+  await inTransaction(db, alone, (q) => q.updateTable("annotation").set({ ...patch, version: nextVersion("version") }).where("id", "=", id).where("deleted_at", "is", null).returningAll().executeTakeFirstOrThrow());
 }
 
 /** Rows to update and delete, inserted in one statement. */
@@ -60,12 +82,13 @@ export const writePath: Benchmark = {
     let i = 0;
     let syncFailures = 0;
     // Each update and delete variant takes live rows of its own.
-    const total = (WARMUP + m * scope.sizes.reps) * 4;
+    const total = (WARMUP + m * scope.sizes.reps) * 6;
     const seeded = await seedRows(d.db, total);
     const take = () => seeded.pop()!;
     const variants = {
       jobNoSync: async () => void (await noSync.createWithJob(d.db, annotations, values(i++))),
       plainTx: async () => void (await plainInsert(d.db, i++)),
+      plainAlone: async () => void (await plainInsert(d.db, i++, true)),
       jobSync: async () => {
         const r = await withSync.createWithJob(d.db, annotations, values(i++));
         if (r.sync !== "ok") syncFailures++;
@@ -73,18 +96,23 @@ export const writePath: Benchmark = {
       plainIndex: async () => plainIndex(sink, await plainInsert(d.db, i++)),
       updateNoSync: async () => void (await noSync.updateWithJob(d.db, annotations, take(), { text: `edited ${i++}` })),
       plainUpdate: async () => plainUpdate(d.db, take(), { text: `edited ${i++}` }),
+      plainUpdateAlone: async () => plainUpdate(d.db, take(), { text: `edited ${i++}` }, true),
       deleteNoSync: async () => void (await noSync.deleteWithJob(d.db, annotations, take())),
       plainDelete: async () => plainUpdate(d.db, take(), { deleted_at: sql`now()` }),
+      plainDeleteAlone: async () => plainUpdate(d.db, take(), { deleted_at: sql`now()` }, true),
     };
     type V = keyof typeof variants;
     const names = Object.keys(variants) as V[];
     const perRep = Object.fromEntries(names.map((v) => [v, []])) as unknown as Record<V, { p50: number; p99: number }[]>;
     for (let w = 0; w < WARMUP; w++) for (const v of names) await variants[v]();
+    const next = seededRandom(ORDER_SEED);
     for (let rep = 0; rep < scope.sizes.reps; rep++) {
       const lat = Object.fromEntries(names.map((v) => [v, []])) as unknown as Record<V, number[]>;
-      // Interleaved, one request at a time, so every variant sees the same background noise.
+      // Interleaved, one request at a time, so every variant sees the same background noise; in
+      // a new order each round, so that no variant always follows the same one (the request after
+      // a client.index paid for the engine's own fsync and refresh work in a fixed order).
       for (let k = 0; k < m; k++) {
-        for (const v of names) {
+        for (const v of shuffled(names, next)) {
           const t = performance.now();
           await variants[v]();
           lat[v].push(performance.now() - t);
@@ -99,6 +127,10 @@ export const writePath: Benchmark = {
       ["jobSync", "plainIndex", "createWithJob + direct sync", "insert txn + client.index"],
       ["updateNoSync", "plainUpdate", "updateWithJob, no direct sync", "same update txn without job"],
       ["deleteNoSync", "plainDelete", "deleteWithJob (soft), no direct sync", "same soft-delete txn without job"],
+      // The writer runs its one statement alone (no BEGIN/COMMIT): against the same statement run alone, the job's own cost.
+      ["jobNoSync", "plainAlone", "createWithJob, no direct sync", "same insert alone, no txn, no job"],
+      ["updateNoSync", "plainUpdateAlone", "updateWithJob, no direct sync", "same update alone, no txn, no job"],
+      ["deleteNoSync", "plainDeleteAlone", "deleteWithJob (soft), no direct sync", "same soft delete alone, no txn, no job"],
     ];
     for (const [a, b, metric, baselineName] of pairs) {
       for (const p of ["p50", "p99"] as const) {
@@ -111,7 +143,7 @@ export const writePath: Benchmark = {
             tether: perRep[a].map((x) => x[p]),
             baselineName,
             baseline: perRep[b].map((x) => x[p]),
-            ...(p === "p50" && a === "jobNoSync" ? { note: `${m} sequential requests per variant per repetition, variants interleaved; percentiles per repetition, then median [min–max] across repetitions` } : {}),
+            ...(p === "p50" && a === "jobNoSync" && b === "plainTx" ? { note: `${m} sequential requests per variant per repetition, variants interleaved; percentiles per repetition, then median [min–max] across repetitions` } : {}),
             ...(p === "p50" && a === "jobSync" ? { note: `direct sync = one _bulk with external version, timeout 500 ms; ${syncFailures} of ${m * scope.sizes.reps} direct syncs did not report ok` } : {}),
           }),
         );
