@@ -35,8 +35,8 @@ export async function confirmJobs(db: Db, c: Confirmation): Promise<number> {
   const otherKinds: string[] = [];
   for (const [id, outcome] of c.confirmed) {
     ids.push(id);
+    if (outcome === "up_to_date") continue;
     const kind = EVENT_KIND[outcome as keyof typeof EVENT_KIND] ?? outcome;
-    if (kind === "synced") continue;
     otherIds.push(id);
     otherKinds.push(kind);
   }

@@ -131,9 +131,10 @@ export function confirmsAsIs<Row>(input: PlanInput<Row>): boolean {
     const d = input.deleteVersion ?? 0;
     return ds?.deleted ? ds.version >= d : !ds && d === 0;
   }
-  if (force) return false;
-  const cell = downstreamCell(ds, rowVersion(collection, row!));
-  return pg === "deleted" ? cell === "tombstone_equal" || cell === "tombstone_newer" : cell === "document_equal";
+  if (force || !ds) return false;
+  const v = rowVersion(collection, row!);
+  // tombstone_equal or tombstone_newer; document_equal.
+  return pg === "deleted" ? ds.deleted && ds.version >= v : !ds.deleted && ds.version === v;
 }
 
 /** The matrix's "normal job" and "forced job" columns for one entity. Throws when the document cannot be built. */
