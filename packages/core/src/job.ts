@@ -19,6 +19,8 @@ export interface JobRow {
   tag: string;
   kwargs: unknown;
   attempts: number;
+  /** Where the claim found the row (its ctid): the row lock keeps it there until the pass ends. */
+  tid: string;
 }
 
 /** The kwargs of a sync job. */

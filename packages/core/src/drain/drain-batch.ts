@@ -106,11 +106,13 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
     last.count += 1;
     stats.set(key, last);
   };
+  const tids: string[] = [];
   for (const job of jobs) {
     const outcome = ledger.confirmed.get(job.id);
     if (outcome === undefined) continue;
     counts[outcome as keyof DrainCounts] += 1;
     count(job, outcome);
+    tids.push(job.tid);
   }
   if (ledger.parked.length > 0) {
     const parked = new Set(ledger.parked.map((p) => p.id));
@@ -121,7 +123,7 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
 
   // Confirmed jobs go, with the pass's completion counts and trace row, in one statement.
   // Parked jobs are logged by the dead-letter table's trigger.
-  await timeStage("delete", ledger.confirmed.size, () => confirmJobs(ctx.trx, { confirmed: ledger.confirmed, stats: [...stats.values()], events: ctx.entityEvents !== false }));
+  await timeStage("delete", ledger.confirmed.size, () => confirmJobs(ctx.trx, { confirmed: ledger.confirmed, tids, stats: [...stats.values()], events: ctx.entityEvents !== false }));
   const ledgerStarted = performance.now();
   await rescheduleJobs(ctx.trx, ledger.retried);
   await parkJobs(ctx.trx, ledger.parked);

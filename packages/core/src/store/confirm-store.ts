@@ -9,6 +9,8 @@ type Db = Kysely<any>;
 export interface Confirmation {
   /** Confirmed job ids, each with how it ended. */
   confirmed: ReadonlyMap<string, CompletionOutcome>;
+  /** Where the claim found each confirmed job (`JobRow.tid`), in any order. */
+  tids: readonly string[];
   /** Completion counts of the pass (confirmed and parked), appended to tether.job_stat. */
   stats: readonly CompletionCount[];
   /** Record the confirmed jobs in the trace history (tether.entity_event_batch). */
@@ -60,7 +62,9 @@ export async function confirmJobs(db: Db, c: Confirmation): Promise<number> {
   if (ids.length === 0 && stats.length === 0) return 0;
   const r = await sql<{ n: string }>`
     WITH d AS (
-      DELETE FROM tether.job WHERE id = ANY(${arrayLiteral(ids)}::bigint[])
+      -- Found by where the claim found them (no index lookup per job), and only if they are still
+      -- the confirmed ids: a job whose row moved is kept for a later pass, never another deleted.
+      DELETE FROM tether.job WHERE ctid = ANY(${arrayLiteral(c.tids)}::tid[]) AND id = ANY(${arrayLiteral(ids)}::bigint[])
       RETURNING id, name, kwargs->>'id' AS entity_id, tag, priority, enqueued_at
     )${statInsert}${eventInsert}
     SELECT count(*) AS n FROM d`.execute(db);
