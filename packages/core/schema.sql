@@ -142,6 +142,12 @@ CREATE UNLOGGED TABLE tether.entity_event_batch (
     enqueued_at timestamp with time zone[] NOT NULL,
     CONSTRAINT entity_event_batch_arrays_align CHECK (((cardinality(job_ids) = cardinality(entity_ids)) AND (cardinality(kinds) = cardinality(entity_ids)) AND (cardinality(tags) = cardinality(entity_ids)) AND (cardinality(priorities) = cardinality(entity_ids)) AND (cardinality(enqueued_at) = cardinality(entity_ids))))
 );
+ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN entity_ids SET COMPRESSION lz4;
+ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN job_ids SET COMPRESSION lz4;
+ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN kinds SET COMPRESSION lz4;
+ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN tags SET COMPRESSION lz4;
+ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN priorities SET COMPRESSION lz4;
+ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN enqueued_at SET COMPRESSION lz4;
 
 ALTER TABLE tether.entity_event_batch ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME tether.entity_event_batch_id_seq

@@ -8,7 +8,8 @@ import { createTicketContext, tickets } from "../support/tickets.js";
 
 /** 512 bytes of UTF-8 exactly: 255 two-byte letters and two one-byte ones. */
 const EDGE = `${"é".repeat(255)}ab`;
-const TEXT_IDS = ["jane.doe@example.com", "2024/0001", "HD 7", "Zoë 東京", " padded ", "?q=1#frag", "%2F", "..", EDGE];
+// Quotes, backslashes, commas, braces and the word NULL: the drainer sends a pass's ids as one array literal.
+const TEXT_IDS = ["jane.doe@example.com", "2024/0001", "HD 7", "Zoë 東京", " padded ", "?q=1#frag", "%2F", "..", 'say "hi"', "back\\slash", "a,b{c}", "NULL", EDGE];
 
 // Runs once per sink (the vitest projects): the ids go to Elasticsearch and to OpenSearch raw.
 describe("text ids: any id the rule allows syncs, anything else is refused before COMMIT", () => {

@@ -8,6 +8,10 @@
  * - expire: a job past expires_at; the sweep moves it to tether.dead_job (reason expired).
  * - lane: all jobs of one name; a lane can be paused.
  */
+/**
+ * A claimed job: what a drain pass needs of it (its enqueue time reaches the trace history from
+ * the confirming DELETE itself, so the claim carries no timestamps).
+ */
 export interface JobRow {
   id: string;
   name: string;
@@ -15,8 +19,8 @@ export interface JobRow {
   tag: string;
   kwargs: unknown;
   attempts: number;
-  enqueued_at: Date;
-  scheduled_at: Date;
+  /** Where the claim found the row (its ctid): the row lock keeps it there until the pass ends. */
+  tid: string;
 }
 
 /** The kwargs of a sync job. */

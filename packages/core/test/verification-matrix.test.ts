@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   classifyDrift,
+  confirmsAsIs,
   defineCollection,
   DOWNSTREAM_CELLS,
   downstreamCell,
@@ -167,6 +168,15 @@ describe("the verification matrix", () => {
       const stale = downstreamIn(m.ds);
       const sameAsWritten = stale?.deleted === wrote?.deleted && (stale?.version === wrote?.version || (wrote?.deleted === true && (stale?.version ?? 0) >= wrote.version));
       if (!sameAsWritten) expect(readBackVerdict(c, row, p.op, stale).confirmed).toBe(false);
+    });
+
+    it("decides a confirmation on the version and deleted columns alone (a lean read of the row)", () => {
+      const full = rowIn(m.pg);
+      const lean = full && ({ id: full.id, version: full.version, deleted_at: full.deleted_at } as Row);
+      for (const force of [false, true]) {
+        const confirms = confirmsAsIs({ collection: c, id: "1", row: lean, downstream: downstreamIn(m.ds), force, deleteVersion: 7 });
+        expect(confirms).toBe((force ? m.forced : m.normal) === "confirm");
+      }
     });
 
     it(`classifies the drift as ${m.drift ?? "none"}`, () => {

@@ -1,8 +1,8 @@
 import type { Collection } from "../collection.js";
 import type { JobRow, SyncJobArgs } from "../job.js";
 import type { DownstreamState, SinkCallOptions, SinkOperation } from "../sink.js";
-import { bumpVersions, loadRows } from "../store/collection-store.js";
-import { desiredOperation, planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
+import { bumpVersions, loadRows, loadRowStates } from "../store/collection-store.js";
+import { confirmsAsIs, desiredOperation, planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
 import type { BatchContext } from "./drain-batch.js";
 import type { Ledger } from "./ledger.js";
 import { timeStage, timeStageSync } from "./drain-stages.js";
@@ -27,6 +27,8 @@ interface Entity {
   /** Highest version a hard-delete job carries. */
   deleteVersion: number;
   row: Row | undefined;
+  /** `row` holds the id, version and deleted columns only (enough to confirm; not to build a document). */
+  lean: boolean;
 }
 
 /** A write the matrix chose for an entity. */
@@ -46,12 +48,13 @@ interface AcceptedWrite extends PlannedWrite {
 }
 
 export async function syncCollection(ctx: BatchContext, collection: Collection<any>, jobs: { job: JobRow; args: SyncJobArgs }[], ledger: Ledger): Promise<void> {
-  const entities = await load(ctx, collection, jobs);
+  const writingFirst = ctx.writeFirst?.use(collection) === true;
+  const entities = await load(ctx, collection, jobs, !writingFirst);
   const sinkOpts: SinkCallOptions = { signal: ctx.signal, retries: ctx.sinkRetries };
 
   let accepted: AcceptedWrite[] = [];
   let toRead = entities;
-  if (ctx.writeFirst?.use(collection)) {
+  if (writingFirst) {
     const first = await writeFirst(ctx, collection, entities, sinkOpts, ledger);
     accepted = first.accepted;
     toRead = first.toRead;
@@ -80,7 +83,8 @@ async function readThenWrite(ctx: BatchContext, collection: Collection<any>, ent
     ledger.retry(entities.flatMap((e) => e.jobs), `reading downstream failed: ${String(err)}`);
     return [];
   }
-  const decided = timeStageSync("build", entities.length, () => decide(collection, entities, before, ledger));
+  const toDecide = await confirmLean(ctx, collection, entities, before, ledger);
+  const decided = timeStageSync("build", toDecide.length, () => decide(collection, toDecide, before, ledger));
   if (ctx.writeFirst) {
     // How many got the write they would have got without the read (their own version, no bump).
     const eligible = entities.filter((e) => e.row !== undefined && !e.force).length;
@@ -139,11 +143,17 @@ async function writeFirst(ctx: BatchContext, collection: Collection<any>, entiti
   return { accepted, toRead };
 }
 
-/** Load: groups the jobs by entity and reads the rows they name, in one statement. */
-async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job: JobRow; args: SyncJobArgs }[]): Promise<Entity[]> {
+/**
+ * Load: groups the jobs by entity and reads the rows they name, in one statement. `lean` (a
+ * pass that reads the downstream first, of a collection without its own `load`) reads only what
+ * a confirmation needs: most entities of a live queue are current, and their documents are
+ * never built (`confirmLean` reads the full rows of the others).
+ */
+async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job: JobRow; args: SyncJobArgs }[], lean: boolean): Promise<Entity[]> {
   const byId = new Map<string, Entity>();
+  lean &&= collection.load === undefined;
   for (const { job, args } of jobs) {
-    const e = byId.get(args.id) ?? { id: args.id, jobs: [], force: false, deleteVersion: 0, row: undefined };
+    const e = byId.get(args.id) ?? { id: args.id, jobs: [], force: false, deleteVersion: 0, row: undefined, lean };
     e.jobs.push(job);
     e.force ||= args.force === true;
     e.deleteVersion = Math.max(e.deleteVersion, args.version ?? 0);
@@ -151,12 +161,45 @@ async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job:
   }
   let rows: Map<string, Row>;
   try {
-    rows = await timeStage("load", byId.size, () => loadRows(ctx.trx, collection, [...byId.keys()]));
+    rows = await timeStage("load", byId.size, () => (lean ? loadRowStates : loadRows)(ctx.trx, collection, [...byId.keys()]));
   } catch (err) {
     throw new Error(`loading ${collection.table} rows failed: ${String(err)}`, { cause: err });
   }
   for (const e of byId.values()) e.row = rows.get(e.id);
   return [...byId.values()];
+}
+
+/**
+ * Confirms the lean-read entities the matrix confirms as they stand, and reads the full rows of
+ * the other lean ones (one statement; a row changed since is decided as it is now). Returns the
+ * entities left to decide.
+ */
+async function confirmLean(ctx: BatchContext, collection: Collection<any>, entities: Entity[], before: ReadonlyMap<string, DownstreamState>, ledger: Ledger): Promise<Entity[]> {
+  const toDecide: Entity[] = [];
+  const toLoad: Entity[] = [];
+  for (const e of entities) {
+    if (!e.lean) toDecide.push(e);
+    else if (confirmsLean(collection, e, before.get(e.id))) ledger.confirm(e.jobs, "up_to_date");
+    else (e.row === undefined ? toDecide : toLoad).push(e);
+  }
+  if (toLoad.length > 0) {
+    const rows = await timeStage("load", toLoad.length, () => loadRows(ctx.trx, collection, toLoad.map((e) => e.id)));
+    for (const e of toLoad) {
+      e.row = rows.get(e.id);
+      toDecide.push(e);
+    }
+  }
+  for (const e of toDecide) e.lean = false;
+  return toDecide;
+}
+
+/** `confirmsAsIs` on a lean row; a version that is not one is left to `decide` (which parks the job). */
+function confirmsLean(collection: Collection<any>, e: Entity, downstream: DownstreamState | undefined): boolean {
+  try {
+    return confirmsAsIs({ collection, id: e.id, row: e.row, downstream, force: e.force, deleteVersion: e.deleteVersion });
+  } catch {
+    return false;
+  }
 }
 
 /** Decide: the verification matrix for every entity; confirmed ones settle here, the rest need a write. */

@@ -81,7 +81,7 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
       args = parseSyncArgs(job.kwargs);
       const canonical = canonicalEntityId(ctx.idTypes.get(collection), args.id);
       if ("error" in canonical) throw new Error(`kwargs.id: ${canonical.error}`);
-      args = { ...args, id: canonical.id };
+      args.id = canonical.id;
     } catch (err) {
       ledger.park(job, `malformed kwargs: ${(err as Error).message}`);
       continue;
@@ -92,25 +92,38 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
   }
   for (const [collection, list] of byCollection) await syncCollection(ctx, collection, list, ledger);
 
-  const jobById = new Map(jobs.map((j) => [j.id, j]));
+  // Completion counts per lane and outcome. A batch is mostly one lane and one outcome: a job
+  // like the one before it adds to the same count without building its key.
   const stats = new Map<string, CompletionCount>();
+  let last: CompletionCount | undefined;
   const count = (job: JobRow, outcome: CompletionOutcome) => {
+    if (last?.outcome === outcome && last.name === job.name && last.tag === job.tag && last.priority === job.priority) {
+      last.count += 1;
+      return;
+    }
     const key = `${job.name}\u0000${job.tag}\u0000${job.priority}\u0000${outcome}`;
-    const s = stats.get(key) ?? { name: job.name, tag: job.tag, priority: job.priority, outcome, count: 0 };
-    s.count += 1;
-    stats.set(key, s);
+    last = stats.get(key) ?? { name: job.name, tag: job.tag, priority: job.priority, outcome, count: 0 };
+    last.count += 1;
+    stats.set(key, last);
   };
-  for (const [id, outcome] of ledger.confirmed) {
+  const tids: string[] = [];
+  for (const job of jobs) {
+    const outcome = ledger.confirmed.get(job.id);
+    if (outcome === undefined) continue;
     counts[outcome as keyof DrainCounts] += 1;
-    count(jobById.get(id)!, outcome);
+    count(job, outcome);
+    tids.push(job.tid);
   }
-  for (const p of ledger.parked) count(jobById.get(p.id)!, "parked");
+  if (ledger.parked.length > 0) {
+    const parked = new Set(ledger.parked.map((p) => p.id));
+    for (const job of jobs) if (parked.has(job.id)) count(job, "parked");
+  }
   counts.parked = ledger.parked.length;
   counts.retried = ledger.retried.length;
 
   // Confirmed jobs go, with the pass's completion counts and trace row, in one statement.
   // Parked jobs are logged by the dead-letter table's trigger.
-  await timeStage("delete", ledger.confirmed.size, () => confirmJobs(ctx.trx, { confirmed: ledger.confirmed, stats: [...stats.values()], events: ctx.entityEvents !== false }));
+  await timeStage("delete", ledger.confirmed.size, () => confirmJobs(ctx.trx, { confirmed: ledger.confirmed, tids, stats: [...stats.values()], events: ctx.entityEvents !== false }));
   const ledgerStarted = performance.now();
   await rescheduleJobs(ctx.trx, ledger.retried);
   await parkJobs(ctx.trx, ledger.parked);

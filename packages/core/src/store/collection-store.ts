@@ -5,6 +5,7 @@ import { entityHashSql } from "../verify/entity-hash.js";
 import type { BucketRange, BucketSummary } from "../sink.js";
 import type { RowState } from "../verify/verification-matrix.js";
 import { nextVersion } from "./version-store.js";
+import { arrayLiteral } from "./array-literal.js";
 
 /**
  * Every statement core issues on the application's own tables lives here, written against the
@@ -55,8 +56,22 @@ export async function loadRows(trx: Db, collection: Collection<any>, ids: readon
   if (ids.length === 0) return new Map();
   const found = collection.load
     ? await collection.load(trx, ids)
-    : await trx.selectFrom(collection.table).selectAll().where(sql<boolean>`${sql.ref(collection.idColumn)} = ANY(${ids})`).execute();
+    : await trx.selectFrom(collection.table).selectAll().where(sql<boolean>`${sql.ref(collection.idColumn)} = ANY(${arrayLiteral(ids)})`).execute();
   return new Map(found.map((r) => [String((r as Row)[collection.idColumn]), r as Row]));
+}
+
+/**
+ * The id, version and deleted columns of the rows with these ids, by id as text: what the
+ * verification matrix decides a confirmation on (`confirmsAsIs`), without the document's
+ * columns (a drain pass whose entities are current never needs those). From the table itself:
+ * a collection with its own `load` reads its rows through it (`loadRows`).
+ */
+export async function loadRowStates(trx: Db, collection: Collection<any>, ids: readonly string[]): Promise<Map<string, Row>> {
+  if (ids.length === 0) return new Map();
+  const columns = [collection.idColumn, collection.versionColumn, ...(collection.deletedColumn ? [collection.deletedColumn] : [])];
+  const found = await sql<Row>`SELECT ${sql.join(columns.map((c) => sql.ref(c)))} FROM ${sql.table(collection.table)}
+    WHERE ${sql.ref(collection.idColumn)} = ANY(${arrayLiteral(ids)})`.execute(trx);
+  return new Map(found.rows.map((r) => [String(r[collection.idColumn]), r]));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { REINDEX_TAG_PREFIX, type CompletionOutcome } from "../job.js";
 import type { CompletionCount } from "./job-stat-store.js";
+import { arrayLiteral } from "./array-literal.js";
 
 type Db = Kysely<any>;
 
@@ -8,6 +9,8 @@ type Db = Kysely<any>;
 export interface Confirmation {
   /** Confirmed job ids, each with how it ended. */
   confirmed: ReadonlyMap<string, CompletionOutcome>;
+  /** Where the claim found each confirmed job (`JobRow.tid`), in any order. */
+  tids: readonly string[];
   /** Completion counts of the pass (confirmed and parked), appended to tether.job_stat. */
   stats: readonly CompletionCount[];
   /** Record the confirmed jobs in the trace history (tether.entity_event_batch). */
@@ -23,10 +26,22 @@ const EVENT_KIND = { up_to_date: "synced", repaired: "repaired", forced: "forced
  * ledger of a clean pass in ONE round trip. A bulk re-index job that found its document current
  * says nothing about the entity and is left out of the trace (its repairs are kept).
  * Returns how many jobs were deleted.
+ *
+ * Most jobs of a pass are "synced": only the others travel with their kind. The arrays of a
+ * trace row are aggregated in one pass over the deleted rows, so position i of each describes
+ * the same job without sorting any of them.
  */
 export async function confirmJobs(db: Db, c: Confirmation): Promise<number> {
-  const ids = [...c.confirmed.keys()];
-  const kinds = [...c.confirmed.values()].map((o) => EVENT_KIND[o as keyof typeof EVENT_KIND] ?? o);
+  const ids: string[] = [];
+  const otherIds: string[] = [];
+  const otherKinds: string[] = [];
+  for (const [id, outcome] of c.confirmed) {
+    ids.push(id);
+    if (outcome === "up_to_date") continue;
+    const kind = EVENT_KIND[outcome as keyof typeof EVENT_KIND] ?? outcome;
+    otherIds.push(id);
+    otherKinds.push(kind);
+  }
   const stats = c.stats.filter((s) => s.count > 0);
   const statInsert = stats.length
     ? sql`, stat AS (
@@ -38,16 +53,18 @@ export async function confirmJobs(db: Db, c: Confirmation): Promise<number> {
   const eventInsert = c.events
     ? sql`, ev AS (
         INSERT INTO tether.entity_event_batch (name, entity_ids, job_ids, kinds, tags, priorities, enqueued_at)
-        SELECT d.name, array_agg(d.entity_id ORDER BY d.id), array_agg(d.id ORDER BY d.id), array_agg(u.kind ORDER BY d.id),
-               array_agg(d.tag ORDER BY d.id), array_agg(d.priority ORDER BY d.id), array_agg(d.enqueued_at ORDER BY d.id)
-        FROM d JOIN unnest(${ids}::bigint[], ${kinds}::text[]) AS u(id, kind) ON u.id = d.id
-        WHERE d.entity_id IS NOT NULL AND NOT (u.kind = 'synced' AND starts_with(d.tag, ${REINDEX_TAG_PREFIX}))
+        SELECT d.name, array_agg(d.entity_id), array_agg(d.id), array_agg(coalesce(u.kind, 'synced')),
+               array_agg(d.tag), array_agg(d.priority), array_agg(d.enqueued_at)
+        FROM d LEFT JOIN unnest(${arrayLiteral(otherIds)}::bigint[], ${arrayLiteral(otherKinds)}::text[]) AS u(id, kind) ON u.id = d.id
+        WHERE d.entity_id IS NOT NULL AND NOT (u.kind IS NULL AND starts_with(d.tag, ${REINDEX_TAG_PREFIX}))
         GROUP BY d.name)`
     : sql``;
   if (ids.length === 0 && stats.length === 0) return 0;
   const r = await sql<{ n: string }>`
     WITH d AS (
-      DELETE FROM tether.job WHERE id = ANY(${ids}::bigint[])
+      -- Found by where the claim found them (no index lookup per job), and only if they are still
+      -- the confirmed ids: a job whose row moved is kept for a later pass, never another deleted.
+      DELETE FROM tether.job WHERE ctid = ANY(${arrayLiteral(c.tids)}::tid[]) AND id = ANY(${arrayLiteral(ids)}::bigint[])
       RETURNING id, name, kwargs->>'id' AS entity_id, tag, priority, enqueued_at
     )${statInsert}${eventInsert}
     SELECT count(*) AS n FROM d`.execute(db);

@@ -85,7 +85,7 @@ export async function claimBatch(trx: Db, opts: ClaimOptions): Promise<ClaimResu
     ), limits AS MATERIALIZED (${limits}),
     c AS MATERIALIZED (
       SELECT j.* FROM p CROSS JOIN limits CROSS JOIN LATERAL (
-        SELECT id, name, priority, tag, kwargs, attempts, enqueued_at, scheduled_at, expires_at <= ${now} AS expired
+        SELECT ctid, id, name, priority, tag, kwargs, attempts, enqueued_at, scheduled_at, expires_at <= ${now} AS expired
         FROM tether.job
         WHERE priority = p.priority AND scheduled_at <= ${now}
           -- A hashed subplan: an array of paused names from a CTE made the planner guess one row
@@ -109,15 +109,17 @@ export async function claimBatch(trx: Db, opts: ClaimOptions): Promise<ClaimResu
       SELECT name, tag, priority, 'expired', count(*) FROM dead GROUP BY 1, 2, 3
       RETURNING name, tag, priority, count
     )
-    SELECT id, name, priority, tag, kwargs, attempts, enqueued_at, scheduled_at, false AS expired, NULL::int AS count FROM c WHERE NOT expired
-    UNION ALL
-    SELECT NULL, name, priority, tag, NULL, NULL, NULL, NULL, true, count FROM stat
+    SELECT id, name, priority, tag, kwargs, attempts, tid, expired, count FROM (
+      SELECT id, name, priority, tag, kwargs, attempts, ctid::text AS tid, false AS expired, NULL::int AS count, scheduled_at FROM c WHERE NOT expired
+      UNION ALL
+      SELECT NULL, name, priority, tag, NULL, NULL, NULL, true, count, NULL FROM stat
+    ) AS r
     ORDER BY expired, priority, scheduled_at, id`.execute(trx);
   const jobs: JobRow[] = [];
   const expired: SweptLane[] = [];
   for (const row of r.rows) {
     if (row.expired) expired.push({ name: row.name, tag: row.tag, priority: row.priority, count: Number(row.count) });
-    else jobs.push({ id: String(row.id), name: row.name, priority: row.priority, tag: row.tag, kwargs: row.kwargs, attempts: row.attempts, enqueued_at: row.enqueued_at, scheduled_at: row.scheduled_at });
+    else jobs.push({ id: String(row.id), name: row.name, priority: row.priority, tag: row.tag, kwargs: row.kwargs, attempts: row.attempts, tid: row.tid });
   }
   return { jobs, expired };
 }

@@ -119,13 +119,31 @@ export function desiredOperation<Row>(collection: Collection<Row>, id: string, r
     : { kind: "index", id, version, document: collection.toDocument(row), ...(force ? { force } : {}) };
 }
 
-/** The matrix's "normal job" and "forced job" columns for one entity. Throws when the document cannot be built. */
-export function planEntity<Row>(input: PlanInput<Row>): EntityPlan {
-  const { collection, id, row, downstream: ds, force } = input;
+/**
+ * The matrix's "confirm" cells: whether the entity is confirmed as it stands, without a write.
+ * Reads the row's version and deleted state only, never its document, so a drain pass can
+ * decide this on a lean read of the row. Throws when the version is not one.
+ */
+export function confirmsAsIs<Row>(input: PlanInput<Row>): boolean {
+  const { collection, row, downstream: ds, force } = input;
   const pg = postgresState(collection, row);
   if (pg === "absent") {
     const d = input.deleteVersion ?? 0;
-    if (ds?.deleted ? ds.version >= d : !ds && d === 0) return { action: "confirm" };
+    return ds?.deleted ? ds.version >= d : !ds && d === 0;
+  }
+  if (force || !ds) return false;
+  const v = rowVersion(collection, row!);
+  // tombstone_equal or tombstone_newer; document_equal.
+  return pg === "deleted" ? ds.deleted && ds.version >= v : !ds.deleted && ds.version === v;
+}
+
+/** The matrix's "normal job" and "forced job" columns for one entity. Throws when the document cannot be built. */
+export function planEntity<Row>(input: PlanInput<Row>): EntityPlan {
+  const { collection, id, row, downstream: ds, force } = input;
+  if (confirmsAsIs(input)) return { action: "confirm" };
+  const pg = postgresState(collection, row);
+  if (pg === "absent") {
+    const d = input.deleteVersion ?? 0;
     const version = ds && !ds.deleted ? Math.max(ds.version + 1, d) : d;
     return { action: "write", op: { kind: "tombstone", id, version }, outcome: "deleted_downstream" };
   }
@@ -133,12 +151,10 @@ export function planEntity<Row>(input: PlanInput<Row>): EntityPlan {
   const cell = downstreamCell(ds, v);
   const forced = force ? { force } : {};
   if (pg === "deleted") {
-    if (!force && (cell === "tombstone_equal" || cell === "tombstone_newer")) return { action: "confirm" };
     const version = cell === "document_equal" || cell === "document_newer" || cell === "tombstone_newer" ? ds!.version + 1 : v;
     return { action: "write", op: { kind: "tombstone", id, version, ...forced }, outcome: force ? "forced" : "deleted_downstream" };
   }
   const outcome = force ? "forced" : "repaired";
-  if (!force && cell === "document_equal") return { action: "confirm" };
   if (cell === "document_newer" || cell === "tombstone_equal" || cell === "tombstone_newer") {
     const bumped = ds!.version + 1;
     const bumpedRow = { ...(row as Record<string, unknown>), [collection.versionColumn]: bumped } as Row;

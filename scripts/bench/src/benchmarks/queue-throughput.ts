@@ -13,7 +13,7 @@ import { quantile } from "../stats.js";
 const CHUNK = 5000;
 const TETHER_CONFIG =
   `tether: core insertJobs() in batches of ${CHUNK}; one Drainer (batchSize 2500, pool 10) drainUntilEmpty() ` +
-  `with a no-op sink whose fetchStates reports every entity current (each job still loads its row and is confirmed by DELETE); ANALYZE after every enqueue for all three (autovacuum may be off)`;
+  `with a no-op sink whose fetchStates reports every entity current (each job still has its row's version read from Postgres and compared, and is confirmed by DELETE); ANALYZE after every enqueue for all three (autovacuum may be off)`;
 
 async function tetherRound(db: Kysely<any>, n: number): Promise<{ enqueueMs: number; drainMs: number }> {
   const jobs: NewJob[] = Array.from({ length: n }, (_, i) => ({ name: annotations.jobName, entityId: String(i + 1), priority: 1, tag: "live", delayMs: 0 }));
