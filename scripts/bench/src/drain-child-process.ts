@@ -10,7 +10,7 @@ export interface DrainChildConfig {
   elasticsearchUrl: string;
   indexPrefix: string;
   batchSize?: number;
-  /** Drain passes side by side (the daemon's default is 2). */
+  /** Drain passes in flight (the daemon's default is 2). */
   concurrency?: number;
   /** "drain": drainUntilEmpty; "idle": connect only (the memory baseline). */
   mode: "drain" | "idle";
@@ -31,7 +31,7 @@ export interface DrainChildResult {
   maxRssKb: number;
   /** Node CPU time of the child while draining. */
   cpuMs: { user: number; system: number };
-  /** Summed wall time per drain stage (passes side by side overlap, so the sum can pass the wall time). */
+  /** Summed wall time per drain stage (passes in flight overlap, so the sum can pass the wall time). */
   stages: Record<string, { ms: number; items: number; calls: number }>;
 }
 

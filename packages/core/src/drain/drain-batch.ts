@@ -47,6 +47,8 @@ export interface BatchContext {
   writeFirst?: WriteFirstPolicy;
   /** Record the confirmed jobs in the trace history (the console's entity trace). Default true. */
   entityEvents?: boolean;
+  /** Told each time a collection's rows are loaded, before its first engine request (the drainer starts its next pass then). */
+  loaded?: () => void;
 }
 
 /** Parses kwargs of a sync job; throws a message naming what is wrong. */

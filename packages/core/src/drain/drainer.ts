@@ -16,6 +16,7 @@ import { instruments } from "../ops/metrics.js";
 import type { Sink } from "../sink.js";
 import { WakeListener, type WakeListenerOptions } from "../wake/wake-listener.js";
 import { WriteFirstPolicy, type WriteFirstMode } from "./write-first.js";
+import { runPipeline, type ClaimedBatch } from "./pass-pipeline.js";
 
 export interface DrainerOptions {
   db: Kysely<any>;
@@ -45,9 +46,11 @@ export interface DrainerOptions {
    */
   sweepBudgetMs?: number;
   /**
-   * Passes run side by side while batches come back full (each its own transaction and claim;
-   * SKIP LOCKED keeps them apart). Hides the round trips of one pass behind another. Each pass
-   * holds one pooled connection for its transaction: give the pool at least this many. Default 1.
+   * Passes in flight at most while batches come back full, one batch ahead of each other: the
+   * next pass starts once the one before it has its batch loaded, so its claim and row load
+   * (Postgres) run under the other's engine calls, and a pass that ends is replaced at once.
+   * Each is a whole pass (its own transaction, claim and confirmation; SKIP LOCKED keeps them
+   * apart) holding one pooled connection: give the pool at least this many. Default 1.
    */
   concurrency?: number;
   /** Interval of the loop between passes that came back short. Default 60000 ms. */
@@ -106,7 +109,7 @@ export interface DrainerEvents {
   batch: [DrainResult];
   error: [Error];
   stopped: [];
-  /** The loop starts a pass (or a wave of passes), and why. */
+  /** The loop starts a pass, and why ("full": the one before it came back full). */
   pass: [PassReason];
   /** A wake-up arrived: a NOTIFY (its payload) or LISTEN re-established after a lost session. */
   wake: [{ source: "notify" | "listening"; payload: string }];
@@ -131,7 +134,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
   private loop: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
-  /** "running" from a wave's start to its end; a wake-up then asks for one more pass. */
+  /** "running" from a run's first pass to its last one's end; a wake-up then asks for one more pass. */
   private phase: "idle" | "running" | "waking" = "idle";
   private wakePending = false;
   private listener: WakeListener | undefined;
@@ -211,10 +214,16 @@ export class Drainer extends EventEmitter<DrainerEvents> {
   }
 
   /** One pass: claim a batch (sweeping expired jobs on the way), verify, repair, confirm. Never throws. */
-  async drainOnce(opts: { now?: Date } = {}): Promise<DrainResult> {
+  drainOnce(opts: { now?: Date } = {}): Promise<DrainResult> {
+    return this.pass(opts, () => undefined);
+  }
+
+  /** A pass that tells `loaded` what it claimed once its batch is loaded (or once it ends, if it never gets there). */
+  private async pass(opts: { now?: Date }, loaded: (c: ClaimedBatch) => void): Promise<DrainResult> {
     const o = this.options;
     const started = performance.now();
     const tracer = trace.getTracer("tether");
+    let claim: ClaimedBatch = { claimed: 0, expired: 0 };
     return tracer.startActiveSpan("tether.drain_batch", async (span) => {
       let counts = emptyCounts();
       let error: string | undefined;
@@ -231,12 +240,13 @@ export class Drainer extends EventEmitter<DrainerEvents> {
           counts = await o.db.transaction().execute(async (trx) => {
             const { jobs, expired } = await timeStage("claim", o.batchSize, () => this.claim(trx, opts.now));
             swept = expired;
+            claim = { claimed: jobs.length, expired: expired.reduce((a, m) => a + m.count, 0) };
             if (jobs.length === 0) return emptyCounts();
             const ids = jobs.map((j) => j.id);
             this.emit("claimed", ids);
             try {
               const batch = await processBatch(
-                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents, writeFirst: this.writeFirst },
+                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents, writeFirst: this.writeFirst, loaded: () => loaded(claim) },
                 jobs,
               );
               batchDone = performance.now();
@@ -246,7 +256,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             }
           });
           if (batchDone !== undefined) publishStage("commit", batchDone, counts.claimed);
-          counts.expired = swept.reduce((a, m) => a + m.count, 0);
+          counts.expired = claim.expired;
           if (swept.length > 0) o.logger.warn({ expired: swept }, "moved expired jobs to the dead-letter table");
           // Counted only once the batch committed: a rolled-back batch completed nothing.
           for (const m of swept) completions.push({ ...m, outcome: "expired" });
@@ -259,6 +269,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
         o.logger.error({ err: error }, "drain pass failed; its jobs stay due");
         span.setStatus({ code: SpanStatusCode.ERROR, message: error });
       }
+      loaded(claim);
       const durationMs = performance.now() - started;
       instruments().drainBatchDuration.record(durationMs / 1000);
       span.setAttributes({ "tether.claimed": counts.claimed, "tether.parked": counts.parked, "tether.retried": counts.retried });
@@ -275,14 +286,13 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     const started = performance.now();
     let passes = 0;
     for (;;) {
-      const width = Math.min(this.options.concurrency, (opts.maxPasses ?? Number.POSITIVE_INFINITY) - passes);
-      if (width <= 0) break;
-      const results = await this.passesSideBySide(width);
-      passes += results.length;
-      for (const r of results) {
+      const left = (opts.maxPasses ?? Number.POSITIVE_INFINITY) - passes;
+      if (left <= 0) break;
+      const results = await this.run(left, () => false, () => undefined, (r) => {
         for (const k of Object.keys(emptyCounts()) as (keyof DrainCounts)[]) total[k] += r[k];
         opts.onPass?.(r);
-      }
+      });
+      passes += results.length;
       total.durationMs = performance.now() - started;
       const failed = results.find((r) => r.error);
       if (failed) return { ...total, error: failed.error! };
@@ -293,38 +303,45 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     return total;
   }
 
-  /** `width` passes side by side. */
-  private passesSideBySide(width: number): Promise<DrainResult[]> {
-    return Promise.all(Array.from({ length: width }, () => this.drainOnce()));
+  /**
+   * Passes one batch ahead of each other (see pass-pipeline.ts), up to `concurrency` in flight,
+   * until one comes back short; `starting(n)` is told before the n-th starts.
+   */
+  private run(maxPasses: number, stopping: () => boolean, starting: (n: number) => void, onResult?: (r: DrainResult) => void): Promise<DrainResult[]> {
+    return runPipeline<DrainResult>({
+      width: this.options.concurrency,
+      maxPasses,
+      full: (c) => c.claimed >= this.options.batchSize || c.expired > 0,
+      failed: (r) => r.error !== undefined,
+      stopping,
+      start: (n) => {
+        starting(n);
+        let tell!: (c: ClaimedBatch) => void;
+        const loaded = new Promise<ClaimedBatch>((resolve) => (tell = resolve));
+        return { loaded, done: this.pass({}, tell) };
+      },
+      ...(onResult ? { onResult } : {}),
+    });
   }
 
-
-  /** Starts the loop. Passes run back to back while they come back full. */
+  /** Starts the loop. Passes run back to back (one batch ahead, see `concurrency`) while they come back full. */
   start(): void {
     if (this.loop) return;
     Drainer.active.add(this);
     this.stopping = false;
     if (this.options.listen) this.startListener(this.options.listen);
     this.loop = (async () => {
-      let width = 1;
       let reason: PassReason = "start";
       while (!this.stopping) {
         this.phase = "running";
         this.wakePending = false;
-        this.emit("pass", reason);
-        const results = await this.passesSideBySide(width);
+        const first = reason;
+        const results = await this.run(Number.POSITIVE_INFINITY, () => this.stopping, (n) => this.emit("pass", n === 0 ? first : "full"));
         // A failed pass is logged and retried by the loop; an "error" event nobody listens to
         // would throw and kill the process (the very outage the loop exists to ride out).
         for (const r of results) if (r.error && this.listenerCount("error") > 0) this.emit("error", new Error(r.error));
         if (this.stopping) break;
-        // Full batches: there is more, go again at once, with every pass we are allowed.
-        const more = results.some((r) => !r.error && (r.claimed >= this.options.batchSize || r.expired > 0));
-        width = more ? this.options.concurrency : 1;
-        if (more) {
-          reason = "full";
-          continue;
-        }
-        // Wake-ups during the wave may describe work it claimed before they arrived, or not:
+        // Wake-ups during the run may describe work it claimed before they arrived, or not:
         // one more pass settles it, however many arrived (coalesced).
         if (this.wakePending) {
           reason = "wake";
