@@ -27,7 +27,7 @@ function gatedSink(inner: Sink, log: string[]): Sink & { held: (() => void)[]; o
   return s;
 }
 
-describe("a drainer with two passes in flight", () => {
+describe("a drainer's passes, one batch ahead", () => {
   let ctx: WidgetContext;
   beforeAll(async () => {
     ctx = await createWidgetContext({ poolSize: 3 });
@@ -39,38 +39,38 @@ describe("a drainer with two passes in flight", () => {
     return Number(r.rows[0]!.n);
   };
 
-  it("claims and loads the next batch while a bulk is in flight, one batch ahead, and keeps two in flight", async () => {
-    await ctx.insertRaw(4_000, "pipeline");
+  it("claim and load the next batch while a bulk is in flight, and take their turn at the engine one after the other", async () => {
+    await ctx.insertRaw(3_000, "pipeline");
     await sql`INSERT INTO tether.job (name, priority, tag, kwargs)
               SELECT 'sync_widget', 1, 'live', jsonb_build_object('id', w.id::text) FROM widget w WHERE w.owner = 'pipeline'`.execute(ctx.db);
     const log: string[] = [];
     const sink = gatedSink(ctx.sink, log);
-    const drainer = new Drainer({ db: ctx.db, sink, collections: [widgets], batchSize: 1_000, concurrency: 2, writeFirst: "always" });
+    const drainer = new Drainer({ db: ctx.db, sink, collections: [widgets], batchSize: 1_000, concurrency: 1, writeFirst: "always" });
     drainer.on("claimed", (ids) => log.push(`claim ${ids.length}`));
     const total = drainer.drainUntilEmpty();
 
     try {
       // The second pass starts once the first has its batch loaded and is in the engine: its
-      // claim and row load (Postgres) run under the first pass's bulk.
-      await waitFor(() => sink.held.length === 2, { what: "two bulks in flight" });
-      expect(log).toEqual(["claim 1000", "bulk", "claim 1000", "bulk"]);
-      // No third pass while two are in flight; each holds its own claim (transaction, connection).
+      // claim and row load (Postgres) run under the first pass's bulk. Each holds its own claim
+      // (transaction, connection); no third pass starts.
+      await waitFor(() => sink.held.length === 1 && log.length === 3, { what: "the first bulk and the second claim" });
+      expect(log).toEqual(["claim 1000", "bulk", "claim 1000"]);
       expect(await locked()).toBe(2_000);
 
-      // The first pass ends: the third starts at once, while the second is still in its bulk.
+      // The first pass's engine work ends: the second takes its turn, and once the first has
+      // confirmed its batch the third claims, while the second is still in its bulk.
       sink.held[0]!();
-      await waitFor(() => sink.held.length === 3, { what: "the third pass's bulk" });
-      expect(log.slice(4)).toEqual(["claim 1000", "bulk"]);
+      await waitFor(() => sink.held.length === 2 && log.length === 5, { what: "the second bulk and the third claim" });
+      expect(log.slice(3)).toEqual(["bulk", "claim 1000"]);
+      expect(await ctx.jobCount()).toBe(2_000);
       expect(await locked()).toBe(2_000);
-      expect(await ctx.jobCount()).toBe(3_000);
-
     } finally {
       // Also when an expectation failed: no pass may stay held past the test.
       sink.open();
     }
     const r = await total;
     expect(r.error).toBeUndefined();
-    expect(r.repaired).toBe(4_000);
+    expect(r.repaired).toBe(3_000);
     expect(await ctx.jobCount()).toBe(0);
   });
 });

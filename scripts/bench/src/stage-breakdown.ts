@@ -47,7 +47,7 @@ export function formatStageBreakdown(drains: readonly DrainChildResult[]): strin
   const sides = `Postgres ${pct((100 * b.bySide.pg) / b.stageMs)}, engine ${pct((100 * b.bySide.engine) / b.stageMs)}, node building ${pct((100 * b.bySide.node) / b.stageMs)}`;
   return (
     `per-stage share of summed stage time: ${stages}; by side: ${sides}; ` +
-    `summed stage time = ${pct((100 * b.stageMs) / b.wallMs)} of wall (2 passes in flight overlap); ` +
+    `summed stage time = ${pct((100 * b.stageMs) / b.wallMs)} of wall (passes in flight overlap); ` +
     `drainer node CPU = ${pct((100 * b.cpuMs) / b.wallMs)} of wall (a core busy = 100%)`
   );
 }

@@ -50,7 +50,7 @@ interface AcceptedWrite extends PlannedWrite {
 export async function syncCollection(ctx: BatchContext, collection: Collection<any>, jobs: { job: JobRow; args: SyncJobArgs }[], ledger: Ledger): Promise<void> {
   const writingFirst = ctx.writeFirst?.use(collection) === true;
   const entities = await load(ctx, collection, jobs, !writingFirst);
-  ctx.loaded?.();
+  await ctx.loaded?.();
   const sinkOpts: SinkCallOptions = { signal: ctx.signal, retries: ctx.sinkRetries };
 
   let accepted: AcceptedWrite[] = [];

@@ -47,8 +47,13 @@ export interface BatchContext {
   writeFirst?: WriteFirstPolicy;
   /** Record the confirmed jobs in the trace history (the console's entity trace). Default true. */
   entityEvents?: boolean;
-  /** Told each time a collection's rows are loaded, before its first engine request (the drainer starts its next pass then). */
-  loaded?: () => void;
+  /**
+   * Awaited each time a collection's rows are loaded, before its engine requests: the drainer
+   * starts its next pass then, and lets this one on once it has its turn at the engine.
+   */
+  loaded?: () => Promise<void>;
+  /** Told once the batch's engine requests are done, before its confirmation (the turn goes to the next pass). */
+  engineDone?: () => void;
 }
 
 /** Parses kwargs of a sync job; throws a message naming what is wrong. */
@@ -93,6 +98,7 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
     byCollection.set(collection, list);
   }
   for (const [collection, list] of byCollection) await syncCollection(ctx, collection, list, ledger);
+  ctx.engineDone?.();
 
   // Completion counts per lane and outcome. A batch is mostly one lane and one outcome: a job
   // like the one before it adds to the same count without building its key.

@@ -16,7 +16,7 @@ import { instruments } from "../ops/metrics.js";
 import type { Sink } from "../sink.js";
 import { WakeListener, type WakeListenerOptions } from "../wake/wake-listener.js";
 import { WriteFirstPolicy, type WriteFirstMode } from "./write-first.js";
-import { runPipeline, type ClaimedBatch } from "./pass-pipeline.js";
+import { EngineTurns, runPipeline, type ClaimedBatch, type EngineTurn } from "./pass-pipeline.js";
 
 export interface DrainerOptions {
   db: Kysely<any>;
@@ -46,11 +46,11 @@ export interface DrainerOptions {
    */
   sweepBudgetMs?: number;
   /**
-   * Passes in flight at most while batches come back full, one batch ahead of each other: the
-   * next pass starts once the one before it has its batch loaded, so its claim and row load
-   * (Postgres) run under the other's engine calls, and a pass that ends is replaced at once.
-   * Each is a whole pass (its own transaction, claim and confirmation; SKIP LOCKED keeps them
-   * apart) holding one pooled connection: give the pool at least this many. Default 1.
+   * Passes at the engine at a time while batches come back full, plus one pass ahead: it claims
+   * and loads the next batch (Postgres) while the others' bulk and read-back run, and takes the
+   * first turn at the engine given back. Each is a whole pass (its own transaction, claim and
+   * confirmation; SKIP LOCKED keeps them apart) holding one pooled connection: give the pool
+   * this many plus one (with fewer, the pass ahead waits for a connection). Default 1.
    */
   concurrency?: number;
   /** Interval of the loop between passes that came back short. Default 60000 ms. */
@@ -215,11 +215,14 @@ export class Drainer extends EventEmitter<DrainerEvents> {
 
   /** One pass: claim a batch (sweeping expired jobs on the way), verify, repair, confirm. Never throws. */
   drainOnce(opts: { now?: Date } = {}): Promise<DrainResult> {
-    return this.pass(opts, () => undefined);
+    return this.pass(opts, () => undefined, new EngineTurns(1).turn());
   }
 
-  /** A pass that tells `loaded` what it claimed once its batch is loaded (or once it ends, if it never gets there). */
-  private async pass(opts: { now?: Date }, loaded: (c: ClaimedBatch) => void): Promise<DrainResult> {
+  /**
+   * A pass that tells `loaded` what it claimed once its batch is loaded (or once it ends, if it
+   * never gets there), then takes `turn` before its engine requests and gives it back after them.
+   */
+  private async pass(opts: { now?: Date }, loaded: (c: ClaimedBatch) => void, turn: EngineTurn): Promise<DrainResult> {
     const o = this.options;
     const started = performance.now();
     const tracer = trace.getTracer("tether");
@@ -232,12 +235,14 @@ export class Drainer extends EventEmitter<DrainerEvents> {
         // a pass must never wait for a second connection while holding one (N passes, pool of N).
         const idTypes = await this.idTypes();
         const controller = new AbortController();
-        const timer = setTimeout(() => controller.abort(new DeadlineExceededError(o.deadlineMs)), o.deadlineMs);
+        let timer: NodeJS.Timeout | undefined;
         const completions: CompletionCount[] = [];
         let swept: SweptLane[] = [];
         try {
           let batchDone: number | undefined;
           counts = await o.db.transaction().execute(async (trx) => {
+            // From the moment the pass holds its connection (a pass started ahead may wait for one).
+            timer = setTimeout(() => controller.abort(new DeadlineExceededError(o.deadlineMs)), o.deadlineMs);
             const { jobs, expired } = await timeStage("claim", o.batchSize, () => this.claim(trx, opts.now));
             swept = expired;
             claim = { claimed: jobs.length, expired: expired.reduce((a, m) => a + m.count, 0) };
@@ -246,7 +251,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             this.emit("claimed", ids);
             try {
               const batch = await processBatch(
-                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents, writeFirst: this.writeFirst, loaded: () => loaded(claim) },
+                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents, writeFirst: this.writeFirst, loaded: () => (loaded(claim), turn.take()), engineDone: () => turn.give() },
                 jobs,
               );
               batchDone = performance.now();
@@ -270,6 +275,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
         span.setStatus({ code: SpanStatusCode.ERROR, message: error });
       }
       loaded(claim);
+      turn.give();
       const durationMs = performance.now() - started;
       instruments().drainBatchDuration.record(durationMs / 1000);
       span.setAttributes({ "tether.claimed": counts.claimed, "tether.parked": counts.parked, "tether.retried": counts.retried });
@@ -304,8 +310,8 @@ export class Drainer extends EventEmitter<DrainerEvents> {
   }
 
   /**
-   * Passes one batch ahead of each other (see pass-pipeline.ts), up to `concurrency` in flight,
-   * until one comes back short; `starting(n)` is told before the n-th starts.
+   * Passes one batch ahead (see pass-pipeline.ts), `concurrency` at the engine at a time, until
+   * one comes back short; `starting(n)` is told before the n-th starts.
    */
   private run(maxPasses: number, stopping: () => boolean, starting: (n: number) => void, onResult?: (r: DrainResult) => void): Promise<DrainResult[]> {
     return runPipeline<DrainResult>({
@@ -314,17 +320,17 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       full: (c) => c.claimed >= this.options.batchSize || c.expired > 0,
       failed: (r) => r.error !== undefined,
       stopping,
-      start: (n) => {
+      start: (n, turn) => {
         starting(n);
         let tell!: (c: ClaimedBatch) => void;
         const loaded = new Promise<ClaimedBatch>((resolve) => (tell = resolve));
-        return { loaded, done: this.pass({}, tell) };
+        return { loaded, done: this.pass({}, tell, turn) };
       },
       ...(onResult ? { onResult } : {}),
     });
   }
 
-  /** Starts the loop. Passes run back to back (one batch ahead, see `concurrency`) while they come back full. */
+  /** Starts the loop. Passes run back to back, one batch ahead (see `concurrency`), while they come back full. */
   start(): void {
     if (this.loop) return;
     Drainer.active.add(this);

@@ -11,8 +11,53 @@ export interface StartedPass<R> {
   done: Promise<R>;
 }
 
+/**
+ * A pass's turn at the engine: taken before its first engine request (waiting while `width`
+ * passes hold one), given back once its engine work is done (before its confirmation), or when
+ * it ends. Taking twice waits once; giving twice gives once.
+ */
+export interface EngineTurn {
+  take(): Promise<void>;
+  give(): void;
+}
+
+/** `width` turns to share between the passes of a run. */
+export class EngineTurns {
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private free: number) {}
+
+  /** One pass's turn. */
+  turn(): EngineTurn {
+    let taken: Promise<void> | undefined;
+    let given = false;
+    return {
+      take: () => (taken ??= this.acquire()),
+      give: () => {
+        if (taken === undefined || given) return;
+        given = true;
+        void taken.then(() => this.release());
+      },
+    };
+  }
+
+  private acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
 export interface PipelineOptions<R> {
-  /** Passes in flight at most (each holds its own transaction, so one pooled connection). */
+  /** Passes at the engine at a time; one more may be in flight, its batch claimed and loaded ahead (each holds its own transaction, so one pooled connection). */
   width: number;
   /** Passes to start at most. */
   maxPasses: number;
@@ -22,26 +67,28 @@ export interface PipelineOptions<R> {
   failed: (r: R) => boolean;
   /** Checked before each start: true stops the run (the passes in flight finish). */
   stopping: () => boolean;
-  /** Starts the `n`-th pass of the run (0 first). */
-  start: (n: number) => StartedPass<R>;
+  /** Starts the `n`-th pass of the run (0 first), which takes its turn at the engine from `turn`. */
+  start: (n: number, turn: EngineTurn) => StartedPass<R>;
   /** Each pass's result, as it finishes. */
   onResult?: (r: R) => void;
 }
 
 /**
- * Runs drain passes one batch ahead of each other: the next pass starts once the one before it
- * came back full and has its batch loaded, so its claim and row load (Postgres) run while the
- * passes before it wait on the engine (bulk, read-back). At most `width` passes are in flight;
+ * Runs drain passes one batch ahead: `width` passes take turns at the engine (bulk, read-back)
+ * while one more claims and loads its batch (Postgres), started once the pass before it came
+ * back full and has its batch loaded; it waits, loaded, for the first turn given back, so the
+ * engine never waits for Postgres between batches. At most `width + 1` passes are in flight;
  * each is a whole pass of its own (its own transaction, claim, confirmation and deadline), so a
  * pass started ahead changes nothing a pass guarantees. The run ends with the first pass that
  * comes back short (or fails), once every pass in flight has finished; it resolves with the
  * results in the order the passes finished.
  */
 export async function runPipeline<R>(o: PipelineOptions<R>): Promise<R[]> {
+  const turns = new EngineTurns(o.width);
   const inFlight = new Set<Promise<R>>();
   const results: R[] = [];
   for (let n = 0; n < o.maxPasses && !o.stopping(); n++) {
-    const pass = o.start(n);
+    const pass = o.start(n, turns.turn());
     const done: Promise<R> = pass.done.then((r) => {
       inFlight.delete(done);
       results.push(r);
@@ -50,7 +97,7 @@ export async function runPipeline<R>(o: PipelineOptions<R>): Promise<R[]> {
     });
     inFlight.add(done);
     if (!o.full(await pass.loaded)) break;
-    while (inFlight.size >= o.width) await Promise.race(inFlight);
+    while (inFlight.size > o.width) await Promise.race(inFlight);
     if (results.some(o.failed)) break;
   }
   await Promise.all(inFlight);
