@@ -39,7 +39,7 @@ describe("a drainer's passes, one batch ahead", () => {
     return Number(r.rows[0]!.n);
   };
 
-  it("claim and load the next batch while a bulk is in flight, and take their turn at the engine one after the other", async () => {
+  it("claim and load the next batch while a bulk is in flight, and write one after the other", async () => {
     await ctx.insertRaw(3_000, "pipeline");
     await sql`INSERT INTO tether.job (name, priority, tag, kwargs)
               SELECT 'sync_widget', 1, 'live', jsonb_build_object('id', w.id::text) FROM widget w WHERE w.owner = 'pipeline'`.execute(ctx.db);
@@ -57,8 +57,8 @@ describe("a drainer's passes, one batch ahead", () => {
       expect(log).toEqual(["claim 1000", "bulk", "claim 1000"]);
       expect(await locked()).toBe(2_000);
 
-      // The first pass's engine work ends: the second takes its turn, and once the first has
-      // confirmed its batch the third claims, while the second is still in its bulk.
+      // The first pass's bulk is answered: the second takes its turn and writes while the first
+      // reads back and confirms; once the first has committed the third claims, ahead again.
       sink.held[0]!();
       await waitFor(() => sink.held.length === 2 && log.length === 5, { what: "the second bulk and the third claim" });
       expect(log.slice(3)).toEqual(["bulk", "claim 1000"]);

@@ -10,7 +10,7 @@ export interface DrainChildConfig {
   elasticsearchUrl: string;
   indexPrefix: string;
   batchSize?: number;
-  /** Drain passes at the engine at a time, plus one batch ahead (the daemon's default is 2). */
+  /** Drain passes writing at a time, plus one batch ahead (the daemon's default is 2). */
   concurrency?: number;
   /** "drain": drainUntilEmpty; "idle": connect only (the memory baseline). */
   mode: "drain" | "idle";

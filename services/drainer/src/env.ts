@@ -15,7 +15,7 @@ export interface DrainerEnv {
   TETHER_DRAIN_INTERVAL_MS: number | undefined;
   /** Jobs claimed per pass. Default 2500. */
   TETHER_BATCH_SIZE: number | undefined;
-  /** Passes at the engine at a time (plus one batch ahead) while batches come back full. Default 2. */
+  /** Passes writing to the engine at a time (plus one batch ahead) while batches come back full. Default 2. */
   TETHER_DRAIN_CONCURRENCY: number | undefined;
   /** Deadline of one drain transaction. Default 30000. */
   TETHER_DEADLINE_MS: number | undefined;
@@ -38,7 +38,7 @@ export interface DrainerEnv {
 /**
  * Parses the drainer's environment once; when something is wrong, logs one JSON line naming each
  * variable (never its value) and exits 78. The drain and maintenance settings, when set, override
- * the config's `options` (whose own defaults are core's; the daemon keeps 2 passes at the engine).
+ * the config's `options` (whose own defaults are core's; the daemon keeps 2 passes writing).
  */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): DrainerEnv {
   const env = cleanEnv(source, {

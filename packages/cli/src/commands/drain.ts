@@ -54,7 +54,7 @@ export function registerDrain(program: Command): void {
       .option("--once", "run one pass")
       .option("--until-empty", "drain until the queue is empty, waiting out backoffs and grace periods (progress on stderr)")
       .option("--batch-size <n>", "jobs claimed per pass (default 2500)", intOption(1, 100_000))
-      .option("--concurrency <n>", "passes at the engine at a time with --until-empty, plus one batch ahead (default 2)", intOption(1, 32))
+      .option("--concurrency <n>", "passes writing to the engine at a time with --until-empty, plus one batch ahead (default 2)", intOption(1, 32))
       .option("--deadline-ms <ms>", "deadline of one drain transaction (default 30000)", intOption(1, 3_600_000))
       .option("--max-attempts <n>", "permanent failures tolerated before a job is parked (default 5)", intOption(1, 1_000))
       .option("--timeout <seconds>", "with --until-empty: stop after this long (default 3600)", intOption(1, 7 * 86_400))

@@ -24,7 +24,7 @@ export const TetherOptionsSchema = strict({
       intervalMs: ms("Pause between passes that came back short. Default 60000."),
       intervalJitter: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "Jitter of the interval, as a fraction. Default 0.1." })),
       batchSize: count("Jobs claimed per pass. Default 2500."),
-      concurrency: count("Passes at the engine at a time while batches come back full, plus one claiming and loading the next batch ahead of them. Default 1 (the daemon: 2)."),
+      concurrency: count("Passes writing to the engine at a time while batches come back full, plus one claiming and loading the next batch ahead of them. Default 1 (the daemon: 2)."),
       deadlineMs: ms("Deadline of one drain transaction. Default 30000."),
       maxAttempts: count("Permanent per-item failures before a job is parked. Default 5."),
       sinkRetries: count("Request-level retries inside one downstream call. Default 2.", 0),

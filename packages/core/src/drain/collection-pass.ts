@@ -61,6 +61,8 @@ export async function syncCollection(ctx: BatchContext, collection: Collection<a
     toRead = first.toRead;
   }
   if (toRead.length > 0) accepted.push(...(await readThenWrite(ctx, collection, toRead, sinkOpts, ledger)));
+  // The bulk is answered: the next pass may write while this one reads back and confirms.
+  ctx.written?.();
   if (accepted.length === 0) return;
 
   let after: Map<string, DownstreamState>;

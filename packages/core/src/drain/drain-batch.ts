@@ -52,8 +52,8 @@ export interface BatchContext {
    * starts its next pass then, and lets this one on once it has its turn at the engine.
    */
   loaded?: () => Promise<void>;
-  /** Told once the batch's engine requests are done, before its confirmation (the turn goes to the next pass). */
-  engineDone?: () => void;
+  /** Told once a collection's bulk is answered, before its read-back: the pass's turn at the engine goes to the next pass. */
+  written?: () => void;
 }
 
 /** Parses kwargs of a sync job; throws a message naming what is wrong. */
@@ -98,7 +98,6 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
     byCollection.set(collection, list);
   }
   for (const [collection, list] of byCollection) await syncCollection(ctx, collection, list, ledger);
-  ctx.engineDone?.();
 
   // Completion counts per lane and outcome. A batch is mostly one lane and one outcome: a job
   // like the one before it adds to the same count without building its key.

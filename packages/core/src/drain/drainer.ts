@@ -46,11 +46,12 @@ export interface DrainerOptions {
    */
   sweepBudgetMs?: number;
   /**
-   * Passes at the engine at a time while batches come back full, plus one pass ahead: it claims
-   * and loads the next batch (Postgres) while the others' bulk and read-back run, and takes the
-   * first turn at the engine given back. Each is a whole pass (its own transaction, claim and
-   * confirmation; SKIP LOCKED keeps them apart) holding one pooled connection: give the pool
-   * this many plus one (with fewer, the pass ahead waits for a connection). Default 1.
+   * Passes writing to the engine at a time while batches come back full, plus one pass ahead:
+   * it claims and loads the next batch (Postgres) while the others write, and takes the first
+   * turn given back (a pass gives its turn back once its bulk is answered, then reads back and
+   * confirms). Each is a whole pass (its own transaction, claim, read-back and confirmation;
+   * SKIP LOCKED keeps them apart) holding one pooled connection: give the pool this many plus
+   * one (with fewer, the pass ahead waits for a connection). Default 1.
    */
   concurrency?: number;
   /** Interval of the loop between passes that came back short. Default 60000 ms. */
@@ -220,7 +221,8 @@ export class Drainer extends EventEmitter<DrainerEvents> {
 
   /**
    * A pass that tells `loaded` what it claimed once its batch is loaded (or once it ends, if it
-   * never gets there), then takes `turn` before its engine requests and gives it back after them.
+   * never gets there), then takes `turn` before its engine requests and gives it back once its
+   * bulk is answered.
    */
   private async pass(opts: { now?: Date }, loaded: (c: ClaimedBatch) => void, turn: EngineTurn): Promise<DrainResult> {
     const o = this.options;
@@ -251,7 +253,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             this.emit("claimed", ids);
             try {
               const batch = await processBatch(
-                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents, writeFirst: this.writeFirst, loaded: () => (loaded(claim), turn.take()), engineDone: () => turn.give() },
+                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents, writeFirst: this.writeFirst, loaded: () => (loaded(claim), turn.take()), written: () => turn.give() },
                 jobs,
               );
               batchDone = performance.now();

@@ -13,8 +13,8 @@ export interface StartedPass<R> {
 
 /**
  * A pass's turn at the engine: taken before its first engine request (waiting while `width`
- * passes hold one), given back once its engine work is done (before its confirmation), or when
- * it ends. Taking twice waits once; giving twice gives once.
+ * passes hold one), given back once its bulk is answered (its read-back and confirmation follow
+ * without it), or when it ends. Taking twice waits once; giving twice gives once.
  */
 export interface EngineTurn {
   take(): Promise<void>;
@@ -74,10 +74,10 @@ export interface PipelineOptions<R> {
 }
 
 /**
- * Runs drain passes one batch ahead: `width` passes take turns at the engine (bulk, read-back)
+ * Runs drain passes one batch ahead: `width` passes take turns at the engine (pre-read, bulk)
  * while one more claims and loads its batch (Postgres), started once the pass before it came
  * back full and has its batch loaded; it waits, loaded, for the first turn given back, so the
- * engine never waits for Postgres between batches. At most `width + 1` passes are in flight;
+ * engine's writes do not wait for Postgres between batches. At most `width + 1` passes are in flight;
  * each is a whole pass of its own (its own transaction, claim, confirmation and deadline), so a
  * pass started ahead changes nothing a pass guarantees. The run ends with the first pass that
  * comes back short (or fails), once every pass in flight has finished; it resolves with the

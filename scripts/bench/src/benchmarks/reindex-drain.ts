@@ -43,7 +43,7 @@ export const reindexDrain: Benchmark = {
           tether: drain,
           baselineName: "helpers.bulk, same docs",
           baseline: bulk,
-          note: `drain = enqueueReindex(scope all) then Drainer.drainUntilEmpty (batch 2500, 2 passes at the engine and one batch ahead: _mget verify, bulk with external versions, _mget read-back of versions only (a full read for refused writes and versions that differ), delete) in a child process; helpers.bulk defaults (5 MB flushes, concurrency 5) streaming the rows from Postgres; index recreated before each; order alternates; ${timeSplit(children)}`,
+          note: `drain = enqueueReindex(scope all) then Drainer.drainUntilEmpty (batch 2500, 2 passes writing and one batch ahead: _mget verify, bulk with external versions, _mget read-back of versions only (a full read for refused writes and versions that differ), delete) in a child process; helpers.bulk defaults (5 MB flushes, concurrency 5) streaming the rows from Postgres; index recreated before each; order alternates; ${timeSplit(children)}`,
         }),
         compare({
           bench: "2 reindex",
