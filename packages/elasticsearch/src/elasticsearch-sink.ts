@@ -1,5 +1,5 @@
 import { Client, errors } from "@elastic/elasticsearch";
-import { EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
+import { ANSWER_FILTERS, EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
 import { describeError, isRetryableRequestError } from "./classify-error.js";
 
 export interface ElasticsearchSinkOptions extends EngineSinkOptions {
@@ -29,13 +29,13 @@ export class ElasticsearchSink extends EngineSink {
   }
 
   protected async mgetDocs(index: string, ids: string[], sourceIncludes: string[], r: EngineRequest): Promise<MgetDoc[]> {
-    const res = await this.client.mget({ index, ids, realtime: true, ...(sourceIncludes.length > 0 ? { _source_includes: sourceIncludes } : { _source: false }) }, this.transport(r));
-    return res.docs as MgetDoc[];
+    const res = await this.client.mget({ index, ids, realtime: true, filter_path: ANSWER_FILTERS.mget, ...(sourceIncludes.length > 0 ? { _source_includes: sourceIncludes } : { _source: false }) }, this.transport(r));
+    return (res.docs ?? []) as MgetDoc[];
   }
 
   protected async bulkItems(lines: unknown[], r: EngineRequest, opts: { requireAlias?: boolean } = {}): Promise<Record<string, unknown>[]> {
-    const res = await this.client.bulk({ operations: lines, refresh: this.refreshOnWrite, ...(opts.requireAlias ? { require_alias: true } : {}) }, this.transport(r));
-    return res.items as Record<string, unknown>[];
+    const res = await this.client.bulk({ operations: lines, refresh: this.refreshOnWrite, filter_path: ANSWER_FILTERS.bulk, ...(opts.requireAlias ? { require_alias: true } : {}) }, this.transport(r));
+    return (res.items ?? []) as Record<string, unknown>[];
   }
 
   protected async searchBody(index: string, body: Record<string, unknown>, r: EngineRequest): Promise<SearchAnswer> {

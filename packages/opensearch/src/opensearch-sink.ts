@@ -1,6 +1,6 @@
 import { Client, errors } from "@opensearch-project/opensearch";
 import type { TransportRequestOptions, TransportRequestPromise } from "@opensearch-project/opensearch/lib/Transport.js";
-import { EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
+import { ANSWER_FILTERS, EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
 
 export interface OpenSearchSinkOptions extends EngineSinkOptions {
   /** A configured client, or a node URL to build one (no client-side retries: the sink retries). */
@@ -71,13 +71,13 @@ export class OpenSearchSink extends EngineSink {
   }
 
   protected async mgetDocs(index: string, ids: string[], sourceIncludes: string[], r: EngineRequest): Promise<MgetDoc[]> {
-    const body = await this.send(r, (o) => this.client.mget({ index, realtime: true, ...(sourceIncludes.length > 0 ? { _source_includes: sourceIncludes } : { _source: false }), body: { ids } }, o));
-    return body.docs as MgetDoc[];
+    const body = await this.send(r, (o) => this.client.mget({ index, realtime: true, filter_path: ANSWER_FILTERS.mget, ...(sourceIncludes.length > 0 ? { _source_includes: sourceIncludes } : { _source: false }), body: { ids } }, o));
+    return (body.docs ?? []) as MgetDoc[];
   }
 
   protected async bulkItems(lines: unknown[], r: EngineRequest, opts: { requireAlias?: boolean } = {}): Promise<Record<string, unknown>[]> {
-    const body = await this.send(r, (o) => this.client.bulk({ body: lines as never, refresh: this.refreshOnWrite, ...(opts.requireAlias ? { require_alias: true } : {}) }, o));
-    return body.items as unknown as Record<string, unknown>[];
+    const body = await this.send(r, (o) => this.client.bulk({ body: lines as never, refresh: this.refreshOnWrite, filter_path: ANSWER_FILTERS.bulk, ...(opts.requireAlias ? { require_alias: true } : {}) }, o));
+    return (body.items ?? []) as unknown as Record<string, unknown>[];
   }
 
   protected async searchBody(index: string, body: Record<string, unknown>, r: EngineRequest): Promise<SearchAnswer> {

@@ -14,3 +14,13 @@ export interface SearchAnswer {
   hits: { total?: number | { value: number }; hits: { _id?: string | null; _version?: number; _source?: unknown; sort?: unknown[] }[] };
   aggregations?: Record<string, unknown>;
 }
+
+/**
+ * `filter_path` of the answers the sinks read in bulk (a drain pass reads 2500 at a time): only
+ * the fields above, so the engine serialises, and the sink parses, a fraction of each answer
+ * (a bulk item keeps its id, status and error, not its index, shards, sequence number or term).
+ */
+export const ANSWER_FILTERS = {
+  bulk: "items.*._id,items.*.status,items.*.error",
+  mget: "docs._id,docs.found,docs._version,docs._source,docs.error",
+} as const;

@@ -3,4 +3,5 @@ export * from "./bulk-body.js";
 export * from "./bulk-item-results.js";
 export * from "./document-meta.js";
 export * from "./engine-sink.js";
+export { ANSWER_FILTERS } from "./engine-answers.js";
 export type { AdminRequest } from "./index-aliases.js";
