@@ -14,7 +14,9 @@ export interface StartedPass<R> {
 /**
  * A pass's turn at the engine: taken before its first engine request (waiting while `width`
  * passes hold one), given back once its bulk is answered (its read-back and confirmation follow
- * without it), or when it ends. Taking twice waits once; giving twice gives once.
+ * without it), or when it ends. Taking twice waits once; giving twice gives once (a pass of
+ * several collections takes it for the first; the others write after it, bounded by the passes
+ * in flight).
  */
 export interface EngineTurn {
   take(): Promise<void>;
