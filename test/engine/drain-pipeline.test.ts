@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { Drainer, type Sink } from "@tether/core";
+import { Drainer, RetryableSinkError, type DrainResult, type Sink } from "@tether/core";
 import { waitFor } from "@tether/testkit";
 import { createWidgetContext, widgets, type WidgetContext } from "../support/widgets.js";
 
@@ -17,6 +17,9 @@ function gatedSink(inner: Sink, log: string[]): Sink & { held: (() => void)[]; o
     ensureIndex: (i, m) => inner.ensureIndex(i, m),
     fetchStates: (i, ids, o) => inner.fetchStates(i, ids, o),
     write: async (i, ops, o) => {
+      // A call made past its deadline fails at once, as the real sink's does; a held one waits
+      // for the test whatever its deadline.
+      if (o?.signal?.aborted) throw new RetryableSinkError("bulk aborted: deadline");
       log.push("bulk");
       if (!opened) await new Promise<void>((resolve) => s.held.push(resolve));
       return inner.write(i, ops, o);
@@ -72,5 +75,29 @@ describe("a drainer's passes, one batch ahead", () => {
     expect(r.error).toBeUndefined();
     expect(r.repaired).toBe(3_000);
     expect(await ctx.jobCount()).toBe(0);
+  });
+
+  it("keep a pass waiting for its turn within its deadline", async () => {
+    await sql`DELETE FROM tether.job`.execute(ctx.db);
+    await ctx.insertRaw(2_000, "deadline");
+    await sql`INSERT INTO tether.job (name, priority, tag, kwargs)
+              SELECT 'sync_widget', 1, 'live', jsonb_build_object('id', w.id::text) FROM widget w WHERE w.owner = 'deadline'`.execute(ctx.db);
+    const log: string[] = [];
+    const sink = gatedSink(ctx.sink, log);
+    const drainer = new Drainer({ db: ctx.db, sink, collections: [widgets], batchSize: 1_000, concurrency: 1, deadlineMs: 1_000, sinkRetries: 0, writeFirst: "always" });
+    const results: DrainResult[] = [];
+    drainer.on("batch", (r) => results.push(r));
+    const total = drainer.drainUntilEmpty({ maxPasses: 2 });
+    try {
+      // The first pass's bulk is held past every deadline; the second, loaded and waiting for
+      // the turn, gives up at its own deadline and keeps its jobs for later.
+      await waitFor(() => results.length === 1, { what: "the second pass to end" });
+      expect(sink.held).toHaveLength(1);
+      expect(results[0]).toMatchObject({ claimed: 1_000, retried: 1_000 });
+    } finally {
+      sink.open();
+    }
+    expect((await total).retried).toBe(2_000);
+    expect(await ctx.jobCount()).toBe(2_000);
   });
 });

@@ -253,7 +253,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
             this.emit("claimed", ids);
             try {
               const batch = await processBatch(
-                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents, writeFirst: this.writeFirst, loaded: () => (loaded(claim), turn.take()), written: () => turn.give() },
+                { trx, sink: o.sink, collections: this.byName, idTypes, signal: controller.signal, maxAttempts: o.maxAttempts, backoff: o.backoff, sinkRetries: o.sinkRetries, logger: o.logger, completions, entityEvents: o.entityEvents, writeFirst: this.writeFirst, loaded: () => (loaded(claim), turn.take(controller.signal)), written: () => turn.give() },
                 jobs,
               );
               batchDone = performance.now();

@@ -19,7 +19,8 @@ export interface StartedPass<R> {
  * in flight).
  */
 export interface EngineTurn {
-  take(): Promise<void>;
+  /** Resolves with the turn, or once `signal` aborts (the pass's deadline: its calls then fail at once). */
+  take(signal?: AbortSignal): Promise<void>;
   give(): void;
 }
 
@@ -34,7 +35,13 @@ export class EngineTurns {
     let taken: Promise<void> | undefined;
     let given = false;
     return {
-      take: () => (taken ??= this.acquire()),
+      take: (signal) => {
+        taken ??= this.acquire();
+        if (!signal) return taken;
+        if (signal.aborted) return Promise.resolve();
+        // A turn that comes after the deadline is given back as soon as it comes (see give).
+        return Promise.race([taken, new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }))]);
+      },
       give: () => {
         if (taken === undefined || given) return;
         given = true;
