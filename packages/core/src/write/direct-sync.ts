@@ -6,6 +6,7 @@ import type { Sink, SinkOperation } from "../sink.js";
 import { desiredOperation, rowVersion } from "../verify/verification-matrix.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { SyncBatcher } from "./sync-batcher.js";
+import { writeStages } from "./write-stages.js";
 
 /** An entity a transaction touched: its row as committed, or its id and version if hard-deleted. */
 export interface EntityChange<Row> {
@@ -64,10 +65,11 @@ export async function directSync<Row>(
   }
   const tracer = trace.getTracer("tether");
   return tracer.startActiveSpan("tether.direct_sync", async (span) => {
+    const started = performance.now();
     const signal = AbortSignal.timeout(opts.timeoutMs);
     let outcome: DirectSyncOutcome;
     try {
-      const ops = changes.map((c) => changeOperation(collection, c));
+      const ops = writeStages.timeSync("build", changes.length, () => changes.map((c) => changeOperation(collection, c)));
       const results = opts.batcher
         ? await untilAborted(opts.batcher.write(collection.index, ops), signal)
         : await sink.write(collection.index, ops, { signal, timeoutMs: opts.timeoutMs, retries: 0 });
@@ -84,6 +86,7 @@ export async function directSync<Row>(
       opts.logger.warn({ collection: collection.name, err: String(err), outcome }, "direct sync failed; the drainer will repair it");
     }
     instruments().directSync.add(1, { outcome });
+    writeStages.publish("sync", started, changes.length);
     span.setAttribute("tether.outcome", outcome);
     if (outcome !== "ok") span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
     span.end();

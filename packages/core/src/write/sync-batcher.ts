@@ -1,9 +1,12 @@
 import type { Sink, SinkItemResult, SinkOperation } from "../sink.js";
+import { writeStages } from "./write-stages.js";
 
 interface Pending {
   ops: readonly SinkOperation[];
   resolve: (results: SinkItemResult[]) => void;
   reject: (err: unknown) => void;
+  /** performance.now() when it queued (read only while the stage channel has listeners). */
+  queuedAt: number;
 }
 
 interface Lane {
@@ -33,7 +36,7 @@ export class SyncBatcher {
         lane = { busy: false, queue: [] };
         this.lanes.set(index, lane);
       }
-      lane.queue.push({ ops, resolve, reject });
+      lane.queue.push({ ops, resolve, reject, queuedAt: writeStages.active() ? performance.now() : 0 });
       if (!lane.busy) void this.flush(index, lane);
     });
   }
@@ -46,14 +49,14 @@ export class SyncBatcher {
         let n = 0;
         while (lane.queue.length > 0 && (batch.length === 0 || n + lane.queue[0]!.ops.length <= this.opts.maxOps)) {
           const p = lane.queue.shift()!;
+          writeStages.publish("queue", p.queuedAt, p.ops.length);
           batch.push(p);
           n += p.ops.length;
         }
         try {
-          const results = await this.sink.write(
-            index,
-            batch.flatMap((p) => p.ops),
-            { timeoutMs: this.opts.timeoutMs, retries: 0, signal: AbortSignal.timeout(this.opts.timeoutMs) },
+          const ops = batch.flatMap((p) => p.ops);
+          const results = await writeStages.time("bulk", ops.length, () =>
+            this.sink.write(index, ops, { timeoutMs: this.opts.timeoutMs, retries: 0, signal: AbortSignal.timeout(this.opts.timeoutMs) }),
           );
           let k = 0;
           for (const p of batch) {

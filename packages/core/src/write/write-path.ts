@@ -14,6 +14,7 @@ import { silentLogger, type Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
 import type { Sink } from "../sink.js";
 import { IdGuard } from "./id-guard.js";
+import { writeStages } from "./write-stages.js";
 
 export interface WriterOptions {
   /** Target of the direct sync after commit. Omit to leave everything to the drainer. */
@@ -209,11 +210,11 @@ export function createWriter(options: WriterOptions = {}): Writer {
     return trace.getTracer("tether").startActiveSpan(`tether.write ${collection.name}`, async (span) => {
       try {
         const callerTx = db.isTransaction;
-        const { changes, jobIds, unsynced } = callerTx ? await body(db as Transaction<any>) : await db.transaction().execute(body);
+        const { changes, jobIds, unsynced } = callerTx ? await body(db as Transaction<any>) : await writeStages.time("transaction", 1, () => db.transaction().execute(body));
         instruments().jobsEnqueued.add(jobIds.length, { name: collection.jobName, tag, priority });
         const sync: DirectSyncOutcome = callerTx ? "deferred" : opts?.directSync === false ? "skipped" : await syncNow(collection, unsynced.size === 0 ? changes : changes.filter((c) => !unsynced.has(c.id)));
         // Nothing left to race: make the jobs due now and wake the drainers.
-        if (sync === "error" || sync === "timeout" || sync === "breaker_open") await expediteJobs(db, jobIds).catch((err: unknown) => logger.warn({ err: String(err) }, "could not expedite the jobs of a failed direct sync"));
+        if (sync === "error" || sync === "timeout" || sync === "breaker_open") await writeStages.time("expedite", jobIds.length, () => expediteJobs(db, jobIds)).catch((err: unknown) => logger.warn({ err: String(err) }, "could not expedite the jobs of a failed direct sync"));
         return { row: changes[0]?.row, jobIds, sync, changes };
       } finally {
         span.end();
