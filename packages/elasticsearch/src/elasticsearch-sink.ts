@@ -1,5 +1,5 @@
 import { Client, errors } from "@elastic/elasticsearch";
-import { EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
+import { BULK_RESPONSE_FILTER, EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
 import { describeError, isRetryableRequestError } from "./classify-error.js";
 
 export interface ElasticsearchSinkOptions extends EngineSinkOptions {
@@ -34,7 +34,7 @@ export class ElasticsearchSink extends EngineSink {
   }
 
   protected async bulkItems(lines: unknown[], r: EngineRequest, opts: { requireAlias?: boolean } = {}): Promise<Record<string, unknown>[]> {
-    const res = await this.client.bulk({ operations: lines, refresh: this.refreshOnWrite, ...(opts.requireAlias ? { require_alias: true } : {}) }, this.transport(r));
+    const res = await this.client.bulk({ operations: lines, refresh: this.refreshOnWrite, filter_path: BULK_RESPONSE_FILTER, ...(opts.requireAlias ? { require_alias: true } : {}) }, this.transport(r));
     return res.items as Record<string, unknown>[];
   }
 

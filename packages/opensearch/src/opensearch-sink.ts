@@ -1,6 +1,6 @@
 import { Client, errors } from "@opensearch-project/opensearch";
 import type { TransportRequestOptions, TransportRequestPromise } from "@opensearch-project/opensearch/lib/Transport.js";
-import { EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
+import { BULK_RESPONSE_FILTER, EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
 
 export interface OpenSearchSinkOptions extends EngineSinkOptions {
   /** A configured client, or a node URL to build one (no client-side retries: the sink retries). */
@@ -76,7 +76,7 @@ export class OpenSearchSink extends EngineSink {
   }
 
   protected async bulkItems(lines: unknown[], r: EngineRequest, opts: { requireAlias?: boolean } = {}): Promise<Record<string, unknown>[]> {
-    const body = await this.send(r, (o) => this.client.bulk({ body: lines as never, refresh: this.refreshOnWrite, ...(opts.requireAlias ? { require_alias: true } : {}) }, o));
+    const body = await this.send(r, (o) => this.client.bulk({ body: lines as never, refresh: this.refreshOnWrite, filter_path: BULK_RESPONSE_FILTER, ...(opts.requireAlias ? { require_alias: true } : {}) }, o));
     return body.items as unknown as Record<string, unknown>[];
   }
 

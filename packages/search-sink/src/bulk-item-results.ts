@@ -3,6 +3,13 @@ import type { SinkItemResult, SinkOperation } from "@tether/core";
 /** One item of a `_bulk` answer, under its action key (`{ index: {...} }`). */
 export type BulkItem = { _id?: string | null; status: number; error?: { type?: string; reason?: string | null } | null; result?: string };
 
+/**
+ * The `filter_path` of every `_bulk`: the fields of each item that tether reads, nothing more,
+ * so the engine serialises and node parses a fraction of the answer (errors of the request as a
+ * whole are never filtered).
+ */
+export const BULK_RESPONSE_FILTER = "errors,items.*._id,items.*.status,items.*.error";
+
 /** Per-item bulk failures that will not succeed on retry. */
 export function isPermanentItemStatus(status: number, type: string | undefined): boolean {
   if (status === 429 || status >= 500) return false;
