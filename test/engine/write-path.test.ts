@@ -191,6 +191,30 @@ describe("the write path", () => {
     await expect(writer.updateWithJob(ctx.db, widgets, id, { title: "after delete" })).rejects.toMatchObject({ code: "E_NOT_FOUND" });
   });
 
+  it("makes the jobs of concurrent failed syncs due together, each write answered after its own job is due", async () => {
+    const expedites: string[] = [];
+    const pool = new pg.Pool({ connectionString: ctx.databaseUrl, max: 4 });
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }), log: (e) => void (e.level === "query" && /UPDATE tether\.job SET scheduled_at = now\(\)/.test(e.query.sql) && expedites.push(e.query.sql)) });
+    try {
+      const writer = createWriter({ sink: ctx.sinkAt("http://127.0.0.1:1"), breaker: false });
+      const n = 40;
+      const results = await Promise.all(
+        Array.from({ length: n }, async (_, i) => {
+          const res = await writer.createWithJob(db, widgets, { owner: "expedite", title: `failed ${i}` });
+          // Read as the write returns: its job no longer waits out the grace period.
+          const due = await sql<{ due: boolean }>`SELECT scheduled_at <= now() AS due FROM tether.job WHERE id = ${res.jobIds[0]!}::bigint`.execute(ctx.db);
+          return { sync: res.sync, due: due.rows[0]?.due };
+        }),
+      );
+      expect(results).toEqual(results.map(() => ({ sync: "error", due: true })));
+      // Fewer statements than writes: the failures that arrived while one ran rode the next.
+      expect(expedites.length).toBeGreaterThan(0);
+      expect(expedites.length).toBeLessThan(n);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it("swallows a refused direct sync: the caller gets its row, the job stays", async () => {
     const writer = createWriter({ sink: ctx.sinkAt("http://127.0.0.1:1") });
     const res = await writer.createWithJob(ctx.db, widgets, { owner: "carol", title: "offline" });

@@ -13,11 +13,13 @@ export interface ApiProcess {
  * The reference API as an operator runs it (`services/annotations-api/src/main.ts`), in its own
  * process so the load generator does not share its event loop; ready once /healthz answers.
  */
-export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
+export async function startApiProcess(env: Record<string, string>, opts: { stagesFile?: string } = {}): Promise<ApiProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "services/annotations-api/src/main.ts"], {
+  // With `stagesFile`, the process sums its write stages there when it exits (child/write-stage-collector.ts).
+  const collector = opts.stagesFile ? ["--import", fileURLToPath(new URL("./child/write-stage-collector.ts", import.meta.url))] : [];
+  const child: ChildProcess = spawn(process.execPath, ["--conditions=source", "--import", "tsx", ...collector, "services/annotations-api/src/main.ts"], {
     cwd: REPO,
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", PORT: String(port), ...env },
+    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", PORT: String(port), ...env, ...(opts.stagesFile ? { TETHER_BENCH_STAGES_FILE: opts.stagesFile } : {}) },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

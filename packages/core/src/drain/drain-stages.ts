@@ -1,4 +1,4 @@
-import { channel } from "node:diagnostics_channel";
+import { stageChannel, type StageTiming } from "../ops/stage-channel.js";
 
 /**
  * Where a drain pass spends its time, stage by stage, published on a diagnostics channel
@@ -8,45 +8,17 @@ import { channel } from "node:diagnostics_channel";
 export type DrainStage = "claim" | "load" | "build" | "verify" | "bulk" | "readback" | "delete" | "ledger" | "commit";
 
 /** One stage of one pass (or of one collection's share of it). */
-export interface DrainStageTiming {
-  stage: DrainStage;
-  ms: number;
-  /** Items the stage handled: jobs, rows or documents. */
-  items: number;
-}
+export type DrainStageTiming = StageTiming<DrainStage>;
 
 /** Name of the channel every stage timing is published on. */
 export const DRAIN_STAGE_CHANNEL = "tether:drain-stage";
 
-const stages = channel(DRAIN_STAGE_CHANNEL);
+const stages = stageChannel<DrainStage>(DRAIN_STAGE_CHANNEL);
 
 /** Whether anyone listens (callers skip their clock reads otherwise). */
-export function profilingStages(): boolean {
-  return stages.hasSubscribers;
-}
-
-export function publishStage(stage: DrainStage, startedAt: number, items: number): void {
-  if (stages.hasSubscribers) stages.publish({ stage, ms: performance.now() - startedAt, items } satisfies DrainStageTiming);
-}
-
+export const profilingStages = stages.active;
+export const publishStage = stages.publish;
 /** Runs `fn` and publishes its wall time as `stage`. */
-export async function timeStage<T>(stage: DrainStage, items: number, fn: () => Promise<T>): Promise<T> {
-  if (!stages.hasSubscribers) return fn();
-  const t = performance.now();
-  try {
-    return await fn();
-  } finally {
-    publishStage(stage, t, items);
-  }
-}
-
+export const timeStage = stages.time;
 /** The synchronous form of `timeStage` (document building, the matrix). */
-export function timeStageSync<T>(stage: DrainStage, items: number, fn: () => T): T {
-  if (!stages.hasSubscribers) return fn();
-  const t = performance.now();
-  try {
-    return fn();
-  } finally {
-    publishStage(stage, t, items);
-  }
-}
+export const timeStageSync = stages.timeSync;

@@ -6,6 +6,7 @@ import type { Sink, SinkOperation } from "../sink.js";
 import { desiredOperation, rowVersion } from "../verify/verification-matrix.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { SyncBatcher } from "./sync-batcher.js";
+import { writeStages } from "./write-stages.js";
 
 /** An entity a transaction touched: its row as committed, or its id and version if hard-deleted. */
 export interface EntityChange<Row> {
@@ -27,20 +28,29 @@ export function changeOperation<Row>(collection: Collection<Row>, c: EntityChang
   return desiredOperation(collection, c.id, c.row, rowVersion(collection, c.row));
 }
 
-/** `work`, or a rejection when `signal` aborts first (the work goes on, unawaited). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  work.catch(() => undefined);
-  if (signal.aborted) return Promise.reject(signal.reason);
+/** Why a direct sync gave up waiting. */
+class DirectSyncTimeout extends Error {}
+
+/**
+ * What `start` resolves to, or a rejection after `ms` (the work goes on, unawaited). The timer
+ * starts before the work (whose own request timers must not fire first) and is cleared as soon
+ * as the work settles, so a sync that answers in time costs no timer firing, event or error.
+ */
+function withinTimeout<T>(ms: number, start: (timedOut: AbortSignal) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
+    const timer = setTimeout(() => {
+      const reason = new DirectSyncTimeout(`direct sync timed out after ${ms} ms`);
+      abort.abort(reason);
+      reject(reason);
+    }, ms);
+    start(abort.signal).then(
       (v) => {
-        signal.removeEventListener("abort", onAbort);
+        clearTimeout(timer);
         resolve(v);
       },
       (err: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        clearTimeout(timer);
         reject(err);
       },
     );
@@ -64,13 +74,14 @@ export async function directSync<Row>(
   }
   const tracer = trace.getTracer("tether");
   return tracer.startActiveSpan("tether.direct_sync", async (span) => {
-    const signal = AbortSignal.timeout(opts.timeoutMs);
+    const started = performance.now();
     let outcome: DirectSyncOutcome;
     try {
-      const ops = changes.map((c) => changeOperation(collection, c));
-      const results = opts.batcher
-        ? await untilAborted(opts.batcher.write(collection.index, ops), signal)
-        : await sink.write(collection.index, ops, { signal, timeoutMs: opts.timeoutMs, retries: 0 });
+      const ops = writeStages.timeSync("build", changes.length, () => changes.map((c) => changeOperation(collection, c)));
+      // Without a batcher the request is this write's own: the timeout aborts it.
+      const results = await withinTimeout(opts.timeoutMs, (signal) =>
+        opts.batcher ? opts.batcher.write(collection.index, ops) : sink.write(collection.index, ops, { signal, timeoutMs: opts.timeoutMs, retries: 0 }),
+      );
       const failed = results.filter((r) => r.status === "retryable" || r.status === "permanent");
       outcome = failed.length === 0 ? "ok" : "error";
       // The engine answered: items it refused are the drainer's, not a reason to stop trying.
@@ -79,11 +90,12 @@ export async function directSync<Row>(
         opts.logger.warn({ collection: collection.name, failed: failed.slice(0, 5) }, "direct sync: some items failed; the drainer will repair them");
       }
     } catch (err) {
-      outcome = signal.aborted ? "timeout" : "error";
+      outcome = err instanceof DirectSyncTimeout ? "timeout" : "error";
       opts.breaker?.record("failure");
       opts.logger.warn({ collection: collection.name, err: String(err), outcome }, "direct sync failed; the drainer will repair it");
     }
     instruments().directSync.add(1, { outcome });
+    writeStages.publish("sync", started, changes.length);
     span.setAttribute("tether.outcome", outcome);
     if (outcome !== "ok") span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
     span.end();

@@ -3,6 +3,7 @@ import { trace } from "@opentelemetry/api";
 import type { Collection } from "../collection.js";
 import { directSync, type DirectSyncOutcome, type EntityChange } from "./direct-sync.js";
 import { SyncBatcher } from "./sync-batcher.js";
+import { NaturalBatcher } from "./natural-batcher.js";
 import { CircuitBreaker, type BreakerSnapshot, type CircuitBreakerOptions } from "./circuit-breaker.js";
 import { NotFoundError, ValidationError } from "../errors.js";
 import { hardDeleteRow, insertRow, loadRows, softDeleteRow, updateRow } from "../store/collection-store.js";
@@ -14,6 +15,7 @@ import { silentLogger, type Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
 import type { Sink } from "../sink.js";
 import { IdGuard } from "./id-guard.js";
+import { writeStages } from "./write-stages.js";
 
 export interface WriterOptions {
   /** Target of the direct sync after commit. Omit to leave everything to the drainer. */
@@ -161,6 +163,15 @@ export function createWriter(options: WriterOptions = {}): Writer {
   const ids = new IdGuard();
   // Concurrent writes' direct syncs share one _bulk while another is in flight.
   const batcher = options.sink ? new SyncBatcher(options.sink, { timeoutMs, maxOps: 1_000 }) : undefined;
+  // Failed syncs' jobs are made due the same way: one statement (and one wake-up) for the writes
+  // that failed while the previous one ran, not one each, when the engine hangs under load.
+  const expediter = new NaturalBatcher<Db, string, undefined>({
+    maxItems: 10_000,
+    send: async (db, jobIds) => {
+      await expediteJobs(db, jobIds);
+      return jobIds.map(() => undefined);
+    },
+  });
   const syncNow: Writer["syncNow"] = async (collection, changes) =>
     options.sink ? directSync(options.sink, collection, changes, { timeoutMs, logger, ...(breaker ? { breaker } : {}), ...(batcher ? { batcher } : {}) }) : "skipped";
 
@@ -220,11 +231,15 @@ export function createWriter(options: WriterOptions = {}): Writer {
     return trace.getTracer("tether").startActiveSpan(`tether.write ${collection.name}`, async (span) => {
       try {
         const callerTx = db.isTransaction;
-        const { changes, jobIds, unsynced } = alone ? await oneStatement(db) : callerTx ? await body(db as Transaction<any>) : await db.transaction().execute(body);
+        const { changes, jobIds, unsynced } = alone
+          ? await writeStages.time("transaction", 1, () => oneStatement(db))
+          : callerTx
+            ? await body(db as Transaction<any>)
+            : await writeStages.time("transaction", 1, () => db.transaction().execute(body));
         instruments().jobsEnqueued.add(jobIds.length, { name: collection.jobName, tag, priority });
         const sync: DirectSyncOutcome = callerTx ? "deferred" : opts?.directSync === false ? "skipped" : await syncNow(collection, unsynced.size === 0 ? changes : changes.filter((c) => !unsynced.has(c.id)));
         // Nothing left to race: make the jobs due now and wake the drainers.
-        if (sync === "error" || sync === "timeout" || sync === "breaker_open") await expediteJobs(db, jobIds).catch((err: unknown) => logger.warn({ err: String(err) }, "could not expedite the jobs of a failed direct sync"));
+        if (sync === "error" || sync === "timeout" || sync === "breaker_open") await writeStages.time("expedite", jobIds.length, () => expediter.submit(db, jobIds)).catch((err: unknown) => logger.warn({ err: String(err) }, "could not expedite the jobs of a failed direct sync"));
         return { row: changes[0]?.row, jobIds, sync, changes };
       } finally {
         span.end();
