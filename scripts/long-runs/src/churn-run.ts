@@ -38,7 +38,10 @@ export interface ChurnSample {
   postP99Ms: number | null;
   jobHeapBytes: number;
   jobIndexBytes: number;
+  /** At the end of the sample: where autovacuum's once-a-minute cycle happens to be. */
   jobDeadTuples: number;
+  /** The most dead tuples seen in the sample (read every 5 s): the top of the vacuum sawtooth. */
+  jobDeadTuplesPeak: number;
   jobLiveTuples: number;
   autovacuums: number;
 }
@@ -148,6 +151,8 @@ export async function runChurn(opts: ChurnOptions): Promise<ChurnReport> {
     let nextSample = started + sampleMs;
     let due = performance.now();
     let nextCreate = performance.now();
+    let nextPeek = performance.now();
+    let deadPeak = 0;
     while (samples.length < sampleCount) {
       const now = performance.now();
       while (due <= now) {
@@ -166,14 +171,20 @@ export async function runChurn(opts: ChurnOptions): Promise<ChurnReport> {
         await writer.createWithJob(db, annotations, { userid: "acct:probe@example.com", target_uri: "https://example.com/probe", text: "probe" });
         creates.push(performance.now() - t);
       }
+      if (now >= nextPeek) {
+        nextPeek = now + 5000;
+        deadPeak = Math.max(deadPeak, (await jobTableFigures(db)).jobDeadTuples);
+      }
       if (Date.now() >= nextSample) {
         const figures = await jobTableFigures(db);
-        const s: ChurnSample = { atSecond: Math.round((Date.now() - started) / 1000), writes, late, failed, claimP99Ms: p99(claims), claims: claims.length, createWithJobP99Ms: p99(creates), postP99Ms: p99(posts), ...figures };
+        const jobDeadTuplesPeak = Math.max(deadPeak, figures.jobDeadTuples);
+        const s: ChurnSample = { atSecond: Math.round((Date.now() - started) / 1000), writes, late, failed, claimP99Ms: p99(claims), claims: claims.length, createWithJobP99Ms: p99(creates), postP99Ms: p99(posts), ...figures, jobDeadTuplesPeak };
         samples.push(s);
-        log(`[churn] ${s.atSecond} s: ${writes} writes (${late} late, ${failed} failed), claim p99 ${s.claimP99Ms?.toFixed(1)} ms (${s.claims}), createWithJob p99 ${s.createWithJobP99Ms?.toFixed(1)} ms, POST p99 ${s.postP99Ms?.toFixed(1)} ms, tether.job ${(s.jobHeapBytes / 1024).toFixed(0)} kB + ${(s.jobIndexBytes / 1024).toFixed(0)} kB index, ${s.jobDeadTuples} dead / ${s.jobLiveTuples} live, ${s.autovacuums} autovacuums`);
+        log(`[churn] ${s.atSecond} s: ${writes} writes (${late} late, ${failed} failed), claim p99 ${s.claimP99Ms?.toFixed(1)} ms (${s.claims}), createWithJob p99 ${s.createWithJobP99Ms?.toFixed(1)} ms, POST p99 ${s.postP99Ms?.toFixed(1)} ms, tether.job ${(s.jobHeapBytes / 1024).toFixed(0)} kB + ${(s.jobIndexBytes / 1024).toFixed(0)} kB index, ${s.jobDeadTuples} dead (peak ${jobDeadTuplesPeak}) / ${s.jobLiveTuples} live, ${s.autovacuums} autovacuums`);
         claims.length = 0;
         posts.length = 0;
         creates.length = 0;
+        deadPeak = 0;
         writes = 0;
         late = 0;
         failed = 0;
