@@ -6,7 +6,7 @@
  *
  *   scripts/churn [--minutes 30] [--rate-fraction 0.7] [--probe-seconds 20] [--sample-seconds 60] [--json]
  *
- * Takes `--minutes` plus the probe (20 s) and about a minute of set-up: 32 minutes by default.
+ * Takes `--minutes` plus the probe (20 s) and about 10 s of set-up: about 31 minutes by default.
  */
 import { churnMain } from "./long-runs/src/churn-main.js";
 

@@ -28,6 +28,8 @@ export interface ChurnSample {
   writes: number;
   /** Writes the pacer could not start on time (more than 64 in flight). */
   late: number;
+  /** Writes that failed (a network error or a status other than 2xx). */
+  failed: number;
   claimP99Ms: number | null;
   claims: number;
   /** createWithJob without the direct sync, in process, 5 a second. */
@@ -36,7 +38,10 @@ export interface ChurnSample {
   postP99Ms: number | null;
   jobHeapBytes: number;
   jobIndexBytes: number;
+  /** At the end of the sample: where autovacuum's once-a-minute cycle happens to be. */
   jobDeadTuples: number;
+  /** The most dead tuples seen in the sample (read every 5 s): the top of the vacuum sawtooth. */
+  jobDeadTuplesPeak: number;
   jobLiveTuples: number;
   autovacuums: number;
 }
@@ -91,21 +96,26 @@ export async function runChurn(opts: ChurnOptions): Promise<ChurnReport> {
     const ids: string[] = [];
     let n = 0;
     const posts: number[] = [];
+    const ok = async (r: Response) => {
+      await r.arrayBuffer();
+      if (!r.ok) throw new Error(`${r.url} answered ${r.status}`);
+    };
     /** One write of the churn: 6 in 10 create, 3 edit, 1 soft-deletes (then forgets the id). */
     const write = async () => {
       const i = n++;
       const t = performance.now();
       if (i % 10 === 9 && ids.length > 100) {
-        await fetch(`${api}/api/annotations/${ids.splice(Math.floor(Math.random() * ids.length), 1)[0]}`, { method: "DELETE" }).then((r) => r.arrayBuffer());
+        await ok(await fetch(`${api}/api/annotations/${ids.splice(Math.floor(Math.random() * ids.length), 1)[0]}`, { method: "DELETE" }));
       } else if (i % 10 >= 6 && ids.length > 0) {
         const body = JSON.stringify({ text: `edit ${i}` });
-        await fetch(`${api}/api/annotations/${ids[Math.floor(Math.random() * ids.length)]}`, { method: "PATCH", body, headers: { "content-type": "application/json" } }).then((r) => r.arrayBuffer());
+        await ok(await fetch(`${api}/api/annotations/${ids[Math.floor(Math.random() * ids.length)]}`, { method: "PATCH", body, headers: { "content-type": "application/json" } }));
       } else {
         const body = JSON.stringify({ uri: `https://example.com/churn/${i % 97}`, text: `churn ${i}`, user: `acct:churn${i % 7}@example.com` });
         const r = await fetch(`${api}/api/annotations`, { method: "POST", body, headers: { "content-type": "application/json" } });
         const json = (await r.json()) as { id?: string };
         posts.push(performance.now() - t);
         if (r.status === 201 && json.id) ids.push(String(json.id));
+        else throw new Error(`POST answered ${r.status}`);
       }
     };
 
@@ -117,8 +127,7 @@ export async function runChurn(opts: ChurnOptions): Promise<ChurnReport> {
     let probed = 0;
     await Promise.all(Array.from({ length: 16 }, async () => {
       while (Date.now() < probeEnds) {
-        await write();
-        probed++;
+        await write().then(() => probed++, () => undefined);
       }
     }));
     const maxWritesPerSecond = probed / (opts.probeSeconds ?? 20);
@@ -129,17 +138,22 @@ export async function runChurn(opts: ChurnOptions): Promise<ChurnReport> {
     const creates: number[] = [];
     let inFlight = 0;
     let late = 0;
+    let failed = 0;
     let writes = 0;
     const samples: ChurnSample[] = [];
     const sampleMs = (opts.sampleSeconds ?? 60) * 1000;
     const started = Date.now();
-    const endAt = started + opts.minutes * 60_000;
+    // Every sample is a full one, the last ending at --minutes (a loop bounded by the end time
+    // alone stopped a few milliseconds short of the last sample and reported minute N-1).
+    const sampleCount = Math.max(1, Math.floor((opts.minutes * 60_000) / sampleMs));
     claims.length = 0;
     posts.length = 0;
     let nextSample = started + sampleMs;
     let due = performance.now();
     let nextCreate = performance.now();
-    while (Date.now() < endAt) {
+    let nextPeek = performance.now();
+    let deadPeak = 0;
+    while (samples.length < sampleCount) {
       const now = performance.now();
       while (due <= now) {
         due += 1000 / target;
@@ -149,7 +163,7 @@ export async function runChurn(opts: ChurnOptions): Promise<ChurnReport> {
         }
         inFlight++;
         writes++;
-        void write().catch(() => undefined).finally(() => inFlight--);
+        void write().catch(() => failed++).finally(() => inFlight--);
       }
       if (now >= nextCreate) {
         nextCreate = now + 200;
@@ -157,16 +171,23 @@ export async function runChurn(opts: ChurnOptions): Promise<ChurnReport> {
         await writer.createWithJob(db, annotations, { userid: "acct:probe@example.com", target_uri: "https://example.com/probe", text: "probe" });
         creates.push(performance.now() - t);
       }
+      if (now >= nextPeek) {
+        nextPeek = now + 5000;
+        deadPeak = Math.max(deadPeak, (await jobTableFigures(db)).jobDeadTuples);
+      }
       if (Date.now() >= nextSample) {
         const figures = await jobTableFigures(db);
-        const s: ChurnSample = { atSecond: Math.round((Date.now() - started) / 1000), writes, late, claimP99Ms: p99(claims), claims: claims.length, createWithJobP99Ms: p99(creates), postP99Ms: p99(posts), ...figures };
+        const jobDeadTuplesPeak = Math.max(deadPeak, figures.jobDeadTuples);
+        const s: ChurnSample = { atSecond: Math.round((Date.now() - started) / 1000), writes, late, failed, claimP99Ms: p99(claims), claims: claims.length, createWithJobP99Ms: p99(creates), postP99Ms: p99(posts), ...figures, jobDeadTuplesPeak };
         samples.push(s);
-        log(`[churn] ${s.atSecond} s: ${writes} writes (${late} late), claim p99 ${s.claimP99Ms?.toFixed(1)} ms (${s.claims}), createWithJob p99 ${s.createWithJobP99Ms?.toFixed(1)} ms, POST p99 ${s.postP99Ms?.toFixed(1)} ms, tether.job ${(s.jobHeapBytes / 1024).toFixed(0)} kB + ${(s.jobIndexBytes / 1024).toFixed(0)} kB index, ${s.jobDeadTuples} dead / ${s.jobLiveTuples} live, ${s.autovacuums} autovacuums`);
+        log(`[churn] ${s.atSecond} s: ${writes} writes (${late} late, ${failed} failed), claim p99 ${s.claimP99Ms?.toFixed(1)} ms (${s.claims}), createWithJob p99 ${s.createWithJobP99Ms?.toFixed(1)} ms, POST p99 ${s.postP99Ms?.toFixed(1)} ms, tether.job ${(s.jobHeapBytes / 1024).toFixed(0)} kB + ${(s.jobIndexBytes / 1024).toFixed(0)} kB index, ${s.jobDeadTuples} dead (peak ${jobDeadTuplesPeak}) / ${s.jobLiveTuples} live, ${s.autovacuums} autovacuums`);
         claims.length = 0;
         posts.length = 0;
         creates.length = 0;
+        deadPeak = 0;
         writes = 0;
         late = 0;
+        failed = 0;
         nextSample += sampleMs;
       }
       await new Promise((r) => setTimeout(r, Math.max(0, Math.min(due, nextCreate) - performance.now())));
