@@ -11,7 +11,7 @@ import {
   type Sink,
   type TetherOptions,
 } from "@tether/core";
-import { sinkSetting } from "@tether/service-kit";
+import { sinkSetting } from "@tether/service-kit/lite";
 import { UsageError } from "./cli-errors.js";
 import { loadCliEnv } from "./env.js";
 

@@ -1,7 +1,7 @@
 import { CommanderError } from "commander";
 import { ConfigError, ValidationError } from "@tether/core";
 import { PG_CONNECTION_EXCEPTION_CLASS, PgErrorCode, pgErrorCode, PermanentSinkError, RetryableSinkError } from "@tether/core/internal";
-import { maskUrl, scrubSecrets } from "@tether/service-kit";
+import { maskUrl, scrubSecrets } from "@tether/service-kit/lite";
 import { CommandFailedError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, SchemaMissingError, UsageError } from "./cli-errors.js";
 
 /** What a failed verb reports: one line on stderr, or `{ "error": … }` under --json. */
