@@ -1,7 +1,8 @@
-import { errors } from "@elastic/elasticsearch";
+import { elasticsearchModule } from "./elasticsearch-module.js";
 
 /** Whole-request failures worth another attempt: no answer, 429, 5xx, timeouts. */
 export function isRetryableRequestError(err: unknown): boolean {
+  const { errors } = elasticsearchModule();
   if (err instanceof errors.ResponseError) {
     const s = err.statusCode ?? 0;
     return s === 429 || s >= 500;
@@ -15,6 +16,7 @@ export function isRetryableRequestError(err: unknown): boolean {
 }
 
 export function describeError(err: unknown): string {
+  const { errors } = elasticsearchModule();
   if (err instanceof errors.ResponseError) {
     const body = err.meta?.body as { error?: { type?: string; reason?: string } } | undefined;
     return `HTTP ${err.statusCode ?? "?"}${body?.error?.type ? ` ${body.error.type}` : ""}${body?.error?.reason ? `: ${body.error.reason}` : ""}`;

@@ -1,4 +1,5 @@
-import { Client, errors } from "@elastic/elasticsearch";
+import type { Client } from "@elastic/elasticsearch";
+import { elasticsearchModule } from "./elasticsearch-module.js";
 import { ANSWER_FILTERS, EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
 import { describeError, isRetryableRequestError } from "./classify-error.js";
 
@@ -21,7 +22,7 @@ export class ElasticsearchSink extends EngineSink {
 
   constructor(opts: ElasticsearchSinkOptions) {
     super(opts);
-    this.client = typeof opts.client === "string" ? new Client({ node: opts.client, maxRetries: 0, requestTimeout: 30_000 }) : opts.client;
+    this.client = typeof opts.client === "string" ? new (elasticsearchModule().Client)({ node: opts.client, maxRetries: 0, requestTimeout: 30_000 }) : opts.client;
   }
 
   private transport(r: EngineRequest) {
@@ -76,6 +77,7 @@ export class ElasticsearchSink extends EngineSink {
 
   describeFailure(err: unknown): EngineFailure {
     const description = describeError(err);
+    const { errors } = elasticsearchModule();
     if (err instanceof errors.RequestAbortedError) return { kind: "aborted", description };
     const status = err instanceof errors.ResponseError ? err.statusCode : undefined;
     const type = err instanceof errors.ResponseError ? (err.meta?.body as { error?: { type?: string } } | undefined)?.error?.type : undefined;

@@ -1,5 +1,6 @@
-import { Client, errors } from "@opensearch-project/opensearch";
+import type { Client } from "@opensearch-project/opensearch";
 import type { TransportRequestOptions, TransportRequestPromise } from "@opensearch-project/opensearch/lib/Transport.js";
+import { openSearchModule } from "./opensearch-module.js";
 import { ANSWER_FILTERS, EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
 
 export interface OpenSearchSinkOptions extends EngineSinkOptions {
@@ -9,6 +10,7 @@ export interface OpenSearchSinkOptions extends EngineSinkOptions {
 
 /** Whole-request failures worth another attempt: no answer, 429, 5xx, timeouts. */
 function isRetryable(err: unknown): boolean {
+  const { errors } = openSearchModule();
   if (err instanceof errors.ResponseError) return err.statusCode === 429 || err.statusCode >= 500;
   return (
     err instanceof errors.ConnectionError ||
@@ -19,6 +21,7 @@ function isRetryable(err: unknown): boolean {
 }
 
 function describe(err: unknown): string {
+  const { errors } = openSearchModule();
   if (err instanceof errors.ResponseError) {
     const e = (err.body as { error?: { type?: string; reason?: string } } | undefined)?.error;
     return `HTTP ${err.statusCode}${e?.type ? ` ${e.type}` : ""}${e?.reason ? `: ${e.reason}` : ""}`;
@@ -43,7 +46,7 @@ export class OpenSearchSink extends EngineSink {
 
   constructor(opts: OpenSearchSinkOptions) {
     super(opts);
-    this.client = typeof opts.client === "string" ? new Client({ node: opts.client, maxRetries: 0, requestTimeout: 30_000 }) : opts.client;
+    this.client = typeof opts.client === "string" ? new (openSearchModule().Client)({ node: opts.client, maxRetries: 0, requestTimeout: 30_000 }) : opts.client;
   }
 
   /**
@@ -58,7 +61,7 @@ export class OpenSearchSink extends EngineSink {
     const signal = r.signal;
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(new errors.RequestAbortedError(`request aborted: ${String(signal.reason)}`));
+      onAbort = () => reject(new (openSearchModule().errors.RequestAbortedError)(`request aborted: ${String(signal.reason)}`));
       signal.addEventListener("abort", onAbort, { once: true });
     });
     try {
@@ -122,6 +125,7 @@ export class OpenSearchSink extends EngineSink {
 
   describeFailure(err: unknown): EngineFailure {
     const description = describe(err);
+    const { errors } = openSearchModule();
     if (err instanceof errors.RequestAbortedError) return { kind: "aborted", description };
     const response = err instanceof errors.ResponseError ? err : undefined;
     const type = (response?.body as { error?: { type?: string } } | undefined)?.error?.type;
