@@ -8,8 +8,8 @@
  *                            [--max-commands 40] [--narrow-ids] [--skip-version-check] [--json]
  *
  * How long: CPU-bound (mostly the `tether` processes a history starts). On a 2-core machine with
- * nothing else running, two or four campaigns side by side ran about 420-430 operations a minute
- * together: 100,000 operations take about four hours, split over processes or runs on one commit.
+ * nothing else running, two or four campaigns side by side ran 420-745 operations a minute
+ * together: 100,000 operations take 2.25-4 hours, split over processes or runs on one commit.
  * The shell wrapper builds first and starts each history's `tether` processes from the built bin
  * (TETHER_HISTORY_CLI=built). Ctrl-C prints the report of the histories that ended. Uses
  * DATABASE_URL and ELASTICSEARCH_URL / OPENSEARCH_URL when
