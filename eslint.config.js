@@ -39,7 +39,7 @@ export default tseslint.config(
   },
   {
     // An application's tether.config.ts is its own code and may pick by environment (TETHER_SINK).
-    files: ["services/*/src/env.ts", "tether.config.ts", "scripts/**", "packages/testkit/**", "packages/cli/src/env.ts", "docs/examples/**", "test/**", "vitest.config.ts", "**/test/**"],
+    files: ["services/*/src/env.ts", "tether.config.ts", "services/catalog-api/catalog.config.ts", "scripts/**", "packages/testkit/**", "packages/cli/src/env.ts", "docs/examples/**", "test/**", "vitest.config.ts", "**/test/**"],
     rules: { "no-restricted-syntax": "off" }
   }
 );

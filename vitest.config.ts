@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { conformanceTests, historyTest, perSinkScenarios, postgres14Scenarios } from "./test/suites.js";
 
 const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -17,29 +18,9 @@ const alias = {
   "@tether/admin": src("./packages/admin/src/index.ts"),
 };
 
-/**
- * The tests of the downstream guarantees (outage, silent drops, versions, deletes, verify
- * drift, and the CLI's verify and drain) run once per sink: in the default project against Elasticsearch, and again in the
- * `opensearch` project, whose global setup provisions OpenSearch and whose test contexts
- * (`createTestContext({ sink: "per-project" })`) hand out the OpenSearch sink.
- */
-const perSink = [
-  "test/scenarios/outage-replay.test.ts",
-  "test/scenarios/bulk-drop.test.ts",
-  "test/scenarios/delete-race.test.ts",
-  "test/engine/versioning.test.ts",
-  "test/verify/verify-drift.test.ts",
-  "test/verify/verify-cli.test.ts",
-  "test/verify/verify-deep.test.ts",
-  "test/verify/verify-bigint.test.ts",
-  "test/rebuild/rebuild.test.ts",
-  "test/capture/re-insert-histories.test.ts",
-  "test/engine/leapfrog-durability.test.ts",
-  "test/engine/text-ids.test.ts",
-  "test/engine/index-lifecycle.test.ts",
-  "test/history/history.test.ts",
-];
-const openSearchOnly = ["packages/opensearch/test/**/*.test.ts"];
+// Which files run per sink, per engine major and per Postgres major: test/suites.ts.
+const perSink = [...perSinkScenarios, historyTest];
+const openSearchOnly = [...conformanceTests.opensearch];
 
 export default defineConfig({
   root: src("."),
@@ -69,6 +50,33 @@ export default defineConfig({
           globalSetup: ["packages/testkit/src/global-setup.ts"],
           include: [...perSink, ...openSearchOnly],
           provide: { tetherSink: "opensearch" },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "elasticsearch-9",
+          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          include: [...conformanceTests.elasticsearch],
+          provide: { tetherSink: "elasticsearch", tetherEngineVersion: "9" },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "opensearch-3",
+          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          include: openSearchOnly,
+          provide: { tetherSink: "opensearch", tetherEngineVersion: "3" },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "postgres-14",
+          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          include: postgres14Scenarios,
+          provide: { tetherSink: "elasticsearch", tetherPostgresVersion: "14" },
         },
       },
     ],

@@ -5,11 +5,11 @@
  * docs/history-tester.md.
  *
  *   scripts/history-campaign [--operations 100000] [--seed N] [--sink elasticsearch|opensearch]
- *                            [--max-commands 40] [--narrow-ids] [--skip-version-check] [--json]
+ *                            [--max-commands 200] [--narrow-ids] [--skip-version-check] [--json]
  *
- * How long: CPU-bound (mostly the `tether` processes a history starts). On a 2-core machine with
- * nothing else running, two or four campaigns side by side ran 420-745 operations a minute
- * together: 100,000 operations take 2.25-4 hours, split over processes or runs on one commit.
+ * How long: CPU-bound (mostly the `tether` processes a history starts). On a shared 2-core
+ * machine one campaign ran 110-330 operations a minute: 30,000 operations take 1.5-4.5 hours,
+ * less split over processes side by side (one per engine) or over runs on one commit.
  * The shell wrapper builds first and starts each history's `tether` processes from the built bin
  * (TETHER_HISTORY_CLI=built). Ctrl-C prints the report of the histories that ended. Uses
  * DATABASE_URL and ELASTICSEARCH_URL / OPENSEARCH_URL when

@@ -14,6 +14,15 @@ BEGIN
   RETURN job_id;
 END $$;
 
+CREATE FUNCTION tether.entity_key(id text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $_$
+  SELECT CASE
+    WHEN id ~ '^-?[0-9]+$' AND id::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 THEN id::numeric::bigint
+    ELSE ('x' || substr(md5(id), 1, 15))::bit(60)::bigint
+  END
+$_$;
+
 CREATE FUNCTION tether.next_version(above bigint DEFAULT 0) RETURNS bigint
     LANGUAGE plpgsql
     AS $$
@@ -117,6 +126,14 @@ CREATE TABLE tether.drainer_heartbeat (
     stopped_at timestamp with time zone
 );
 
+CREATE TABLE tether.embed_change (
+    embed text NOT NULL,
+    link text NOT NULL,
+    version bigint NOT NULL,
+    expanded bigint DEFAULT 0 NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 CREATE UNLOGGED TABLE tether.entity_event (
     id bigint NOT NULL,
     at timestamp with time zone DEFAULT now() NOT NULL,
@@ -140,6 +157,7 @@ CREATE UNLOGGED TABLE tether.entity_event_batch (
     tags text[] NOT NULL,
     priorities integer[] NOT NULL,
     enqueued_at timestamp with time zone[] NOT NULL,
+    vias jsonb[],
     CONSTRAINT entity_event_batch_arrays_align CHECK (((cardinality(job_ids) = cardinality(entity_ids)) AND (cardinality(kinds) = cardinality(entity_ids)) AND (cardinality(tags) = cardinality(entity_ids)) AND (cardinality(priorities) = cardinality(entity_ids)) AND (cardinality(enqueued_at) = cardinality(entity_ids))))
 );
 ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN entity_ids SET COMPRESSION lz4;
@@ -148,6 +166,7 @@ ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN kinds SET COMPRESSION lz
 ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN tags SET COMPRESSION lz4;
 ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN priorities SET COMPRESSION lz4;
 ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN enqueued_at SET COMPRESSION lz4;
+ALTER TABLE ONLY tether.entity_event_batch ALTER COLUMN vias SET COMPRESSION lz4;
 
 ALTER TABLE tether.entity_event_batch ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME tether.entity_event_batch_id_seq
@@ -239,6 +258,8 @@ CREATE TABLE tether.queue_sample (
     parked bigint NOT NULL,
     oldest_due_age_seconds double precision NOT NULL,
     lanes jsonb DEFAULT '[]'::jsonb NOT NULL,
+    fanout_length bigint DEFAULT 0 NOT NULL,
+    fanout_oldest_due_age_seconds double precision DEFAULT 0 NOT NULL,
     CONSTRAINT queue_sample_lanes_is_array CHECK ((jsonb_typeof(lanes) = 'array'::text))
 );
 
@@ -273,6 +294,14 @@ CREATE TABLE tether.verify_run (
     drifted_total integer DEFAULT 0 NOT NULL,
     enqueued integer DEFAULT 0 NOT NULL,
     error text,
+    mode text DEFAULT 'fast'::text NOT NULL,
+    cursor text,
+    documents_compared bigint DEFAULT 0 NOT NULL,
+    documents_total bigint DEFAULT 0 NOT NULL,
+    resumes integer DEFAULT 0 NOT NULL,
+    lease_owner text,
+    lease_until timestamp with time zone,
+    CONSTRAINT verify_run_mode_check CHECK ((mode = ANY (ARRAY['fast'::text, 'deep'::text]))),
     CONSTRAINT verify_run_status_check CHECK ((status = ANY (ARRAY['running'::text, 'done'::text, 'failed'::text])))
 );
 
@@ -304,8 +333,14 @@ ALTER TABLE ONLY tether.dead_job
 ALTER TABLE ONLY tether.drainer_heartbeat
     ADD CONSTRAINT drainer_heartbeat_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY tether.embed_change
+    ADD CONSTRAINT embed_change_pkey PRIMARY KEY (embed, link);
+
 ALTER TABLE ONLY tether.entity_event_batch
     ADD CONSTRAINT entity_event_batch_pkey PRIMARY KEY (id);
+
+ALTER TABLE tether.entity_event_batch
+    ADD CONSTRAINT entity_event_batch_vias_align CHECK (((vias IS NULL) OR (cardinality(vias) = cardinality(entity_ids)))) NOT VALID;
 
 ALTER TABLE ONLY tether.entity_event
     ADD CONSTRAINT entity_event_pkey PRIMARY KEY (id);
@@ -339,6 +374,10 @@ CREATE INDEX dead_job_reason_idx ON tether.dead_job USING btree (reason, dead_at
 
 CREATE INDEX drainer_heartbeat_seen_idx ON tether.drainer_heartbeat USING btree (seen_at);
 
+CREATE INDEX embed_change_changed_idx ON tether.embed_change USING btree (changed_at) WHERE (version <= expanded);
+
+CREATE INDEX embed_change_pending_idx ON tether.embed_change USING btree (embed) WHERE (version > expanded);
+
 CREATE INDEX entity_event_at_idx ON tether.entity_event USING brin (at);
 
 CREATE INDEX entity_event_batch_at_idx ON tether.entity_event_batch USING brin (at);
@@ -349,9 +388,15 @@ CREATE INDEX entity_event_entity_idx ON tether.entity_event USING btree (name, e
 
 CREATE INDEX job_claim_idx ON tether.job USING btree (priority, scheduled_at, id);
 
+CREATE INDEX job_fanout_idx ON tether.job USING btree (priority, scheduled_at, id) WHERE starts_with(name, 'fanout_'::text);
+
 CREATE INDEX job_stat_at_idx ON tether.job_stat USING btree (at);
 
 CREATE INDEX queue_sample_at_idx ON tether.queue_sample USING btree (at);
+
+CREATE INDEX verify_run_finished_idx ON tether.verify_run USING btree (collection, mode, finished_at) WHERE (status = 'done'::text);
+
+CREATE UNIQUE INDEX verify_run_scheduled_idx ON tether.verify_run USING btree (collection, mode) WHERE ((status = 'running'::text) AND (lease_until IS NOT NULL));
 
 CREATE INDEX verify_run_started_idx ON tether.verify_run USING btree (started_at);
 

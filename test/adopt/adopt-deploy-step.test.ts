@@ -60,6 +60,7 @@ describe("adopt as a deploy step: `tether migrate && tether adopt <collection>` 
       applied: [],
       needsAdoption: [{ collection: "note", table: "note", missing: ["version", "deleted_at"], command: "tether adopt note --add-deleted-column" }],
       indexes: [expect.objectContaining({ collection: "note", state: "ready", layout: "alias", problems: [] })],
+      warnings: [],
     });
   });
 

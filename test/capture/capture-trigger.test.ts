@@ -207,7 +207,7 @@ describe("the capture trigger", () => {
     expect((await captureStatus(ctx.db, widgets)).enabled).toBe(true);
     await disableCapture(ctx.db, widgets);
     const status = await captureStatus(ctx.db, widgets);
-    expect(status).toEqual({ enabled: false, triggers: [], functions: [] });
+    expect(status).toEqual({ enabled: false, triggers: [], functions: [], embeds: [] });
     const leftovers = await sql<{ n: string }>`
       SELECT (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'widget'::regclass AND NOT tgisinternal)
            + (SELECT count(*) FROM pg_proc p JOIN pg_namespace s ON s.oid = p.pronamespace WHERE s.nspname = 'tether' AND p.proname LIKE 'tether_capture%') AS n`.execute(ctx.db);

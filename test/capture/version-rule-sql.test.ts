@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWriter, Drainer, nextVersion } from "@tether/core";
 import { versionFor, VERSION_WRITES, type VersionWrite } from "@tether/core/internal";
 import { createEntryContext, entries, type EntryContext } from "../support/entries.js";
+import { shopProducts } from "../support/shop.ts";
+import { createShopContext, type ShopContext } from "../support/shop-context.ts";
+import { enableCapture } from "@tether/core";
 
 /**
  * The version rule (packages/core/src/write/version-rule.ts), cell by cell, against what
@@ -114,6 +117,45 @@ describe("the version rule, as Postgres applies it", () => {
     await check("own_next_version", { old }, own(nextVersion("version")), () => version(id));
     const o = await version(id);
     await check("own_plus_one", { old: o }, own(sql<string>`version + 1`), () => version(id));
+  });
+
+  it("documents from several tables: a direct embed's change, a fan-out's expansion and a pass meeting a pending change each take one new value above the document's", async () => {
+    let shop: ShopContext | undefined;
+    try {
+      shop = await createShopContext();
+      const db = shop.db;
+      await enableCapture(db, shopProducts, { graceMs: 0 });
+      const seq = async () => {
+        const r = await sql<{ v: string; called: boolean }>`SELECT last_value::text AS v, is_called AS called FROM tether.version_seq`.execute(db);
+        return Number(r.rows[0]!.v) + (r.rows[0]!.called ? 1 : 0);
+      };
+      const v = async (id: string) => Number((await sql<{ v: string }>`SELECT version::text AS v FROM shop_product WHERE id = ${id}::bigint`.execute(db)).rows[0]!.v);
+      const cell = async (c: VersionWrite, inputs: { old: number; downstream?: number }, write: () => Promise<unknown>, id: string, taken = 0) => {
+        const s = await seq();
+        await write();
+        const rule = versionFor(c, { next: s + taken, ...inputs });
+        expect(await v(id)).toBe(rule.version);
+        covered.add(c);
+      };
+      const category = (await sql<{ id: string }>`INSERT INTO shop_category (name) VALUES ('c') RETURNING id::text AS id`.execute(db)).rows[0]!.id;
+      const p = (await sql<{ id: string }>`INSERT INTO shop_product (name, category_id) VALUES ('p', ${category}::bigint) RETURNING id::text AS id`.execute(db)).rows[0]!.id;
+      const drainer = () => new Drainer({ db, sink: shop!.sink, collections: [shopProducts] });
+      await drainer().drainUntilEmpty();
+      await cell("embed_direct", { old: await v(p) }, () => sql`INSERT INTO shop_stock (product_id, quantity) VALUES (${p}::bigint, 1)`.execute(db), p);
+      // The rename takes the change's own value first (tether.embed_change); the expansion the next one.
+      await sql`UPDATE shop_category SET name = 'renamed' WHERE id = ${category}::bigint`.execute(db);
+      await cell("embed_fanout", { old: await v(p) }, () => drainer().drainOnce(), p);
+      await drainer().drainUntilEmpty();
+      // A pending change met by a pass before its fan-out (held by pausing its lane).
+      await sql`INSERT INTO tether.paused_name (name) VALUES ('fanout_shop_product')`.execute(db);
+      await sql`UPDATE shop_category SET name = 'again' WHERE id = ${category}::bigint`.execute(db);
+      await sql`INSERT INTO tether.job (name, tag, kwargs) VALUES ('sync_shop_product', 'test', jsonb_build_object('id', ${p}::text))`.execute(db);
+      const downstream = (await shop.raw.get(shopProducts.index, p)).version!;
+      await cell("embed_pending", { old: await v(p), downstream }, () => drainer().drainOnce(), p);
+      expect((await shop.raw.get(shopProducts.index, p)).source).toMatchObject({ category: "again" });
+    } finally {
+      await shop?.close();
+    }
   });
 
   it("covers every cell of the rule", () => {

@@ -62,7 +62,13 @@ describe("one tether.config.ts drives every process: its options reach the app's
     } finally {
       await sink.close?.();
     }
-    expect(sinkEnvironment(env)).toEqual({ kind: "elasticsearch", urlVariable: "ELASTICSEARCH_URL", url: ctx.elasticsearchUrl, indexPrefix: ctx.indexPrefix });
+    expect(sinkEnvironment(env)).toEqual({
+      kind: "elasticsearch",
+      urlVariable: "ELASTICSEARCH_URL",
+      url: ctx.elasticsearchUrl,
+      indexPrefix: ctx.indexPrefix,
+      connection: { url: { variable: "ELASTICSEARCH_URL", value: ctx.elasticsearchUrl } },
+    });
     expect(sinkEnvironment({ TETHER_SINK: "opensearch", OPENSEARCH_URL: "http://os:9200" })).toMatchObject({ kind: "opensearch", url: "http://os:9200", indexPrefix: "" });
     expect(() => sinkEnvironment({ TETHER_SINK: "solr" })).toThrow(/TETHER_SINK: must be one of elasticsearch, opensearch/);
   });
@@ -93,9 +99,9 @@ describe("one tether.config.ts drives every process: its options reach the app's
     expect(thresholds(JSON.parse(r.stdout) as AlertsReport)).toMatchObject(configured);
   });
 
-  it("the drainer takes the config's batch size and serves its alert thresholds", async () => {
-    drainer = await spawnDrainer({ ...env, LOG_LEVEL: "info" });
-    expect(drainer.logs.find((l) => l.msg === "listening")).toMatchObject({ batchSize: 3, intervalMs: 3_600_000 });
+  it("the drainer takes the config's batch size, its environment's fan-out chunk size over the config's, and serves its alert thresholds", async () => {
+    drainer = await spawnDrainer({ ...env, LOG_LEVEL: "info", TETHER_FANOUT_CHUNK_SIZE: "55" });
+    expect(drainer.logs.find((l) => l.msg === "listening")).toMatchObject({ batchSize: 3, intervalMs: 3_600_000, fanoutChunkSize: 55 });
     const alerts = (await (await fetch(`http://127.0.0.1:${drainer.port}/alerts`)).json()) as AlertsReport;
     expect(thresholds(alerts)).toMatchObject(configured);
     drainer.child.kill("SIGTERM");

@@ -46,6 +46,8 @@ describe("the adopter docs", () => {
   it.each([
     ["docs/rebuild.md", "docs/examples/src/rebuild-products.ts"],
     ["docs/collections-and-versions.md", "docs/examples/src/price-cut.ts"],
+    ["docs/documents-from-several-tables.md", "docs/examples/src/shop-embeds.ts"],
+    ["docs/documents-from-several-tables.md", "docs/examples/src/rename-category.ts"],
   ])("%s shows its compiled example file verbatim", (doc, file) => {
     const page = readFileSync(at(doc), "utf8");
     expect(page).toContain(`\`\`\`ts\n${readFileSync(at(file), "utf8")}\`\`\`\n\n(\`${file}\``);

@@ -3,6 +3,7 @@ import type { Collection, EntityChange } from "@tether/core";
 import { historyCollections, type HistoryRow, type IdKind } from "./history-domain.js";
 import type { HistoryModel, ModelRow } from "./history-model.js";
 import { comparePostgres } from "./history-rows.js";
+import { compareRelated } from "./related-rows.js";
 import type { HistorySystem } from "./history-system.js";
 
 /** A command of a history: `check` says whether it applies to the model, `run` does it for real. */
@@ -27,6 +28,12 @@ export class IntendedRollback extends Error {
 /** After a command: Postgres must hold what the model says (see `comparePostgres`). */
 export async function expectPostgres(sys: HistorySystem, model: HistoryModel, what: string, kinds: readonly IdKind[]): Promise<void> {
   const problems = await comparePostgres(sys.db, model, kinds);
+  if (problems.length > 0) throw new Error(`after ${what}:\n  ${problems.join("\n  ")}`);
+}
+
+/** After a command on the related tables: they must hold what the model says (see `compareRelated`). */
+export async function expectRelated(sys: HistorySystem, model: HistoryModel, what: string): Promise<void> {
+  const problems = await compareRelated(sys.db, model.related, model.checkVersions);
   if (problems.length > 0) throw new Error(`after ${what}:\n  ${problems.join("\n  ")}`);
 }
 

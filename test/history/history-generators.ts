@@ -1,10 +1,15 @@
 import fc from "fast-check";
-import { ID_KINDS, type IdKind } from "./history-domain.js";
+import { shopProducts } from "../support/shop.js";
+import { ID_KINDS, tableOf, type IdKind } from "./history-domain.js";
 import { POOL_SIZE } from "./history-ids.js";
 import type { HistoryCommand, Ref } from "./history-command.js";
 import { REFUSED_RANK } from "./history-model.js";
-import { CliRebuild, CliVerify, DrainPasses, FAULTS, KilledDrainer, SetFault } from "./ops-commands.js";
+import { CliRebuild, CliVerify, DrainPasses, DrainUnderFault, FAULTS, KilledDrainer, SetFault } from "./ops-commands.js";
 import { SqlCopy, SqlDelete, SqlDeleteReinsert, SqlInsert, SqlKeyChange, SqlMerge, SqlSoftDelete, SqlUpdate, SqlUpsert } from "./sql-commands.js";
+import { LostWriteOverOlderDocument } from "./lost-write-commands.js";
+import { FanoutOverQuietQueue } from "./quiet-fanout.js";
+import { ReinsertedRow } from "./reinserted-row.js";
+import { relatedCommandArbitraries } from "./related-generators.js";
 import { CallerTransaction, WriterCall, WriteWithJobs, type WriterStep } from "./writer-commands.js";
 
 const kind = fc.constantFrom(...ID_KINDS);
@@ -28,6 +33,7 @@ const step: fc.Arbitrary<WriterStep> = fc.oneof(
   fc.record({ op: fc.constant("hardDelete" as const), ref: ref() }),
   fc.record({ op: fc.constant("sqlUpdate" as const), ref: ref(), title }),
 );
+const DRAIN_FAULTS = ["200 dropping half the items", "200 dropping half the items", "200 dropping half the items", "429", "503", "late (bulks delivered late, reordered)"];
 const writerCall = step.filter((s) => s.op !== "sqlUpdate").map((s) => new WriterCall(s));
 
 /**
@@ -49,9 +55,22 @@ export const commandArbitraries: { weight: number; arbitrary: fc.Arbitrary<Histo
   { weight: 2, arbitrary: fc.tuple(kind, newRows).map(([k, r]) => new SqlCopy(k, r)) },
   { weight: 4, arbitrary: fc.tuple(fc.constantFrom("writer" as const, "drainer" as const), fc.constantFrom(...Object.keys(FAULTS))).map(([t, f]) => new SetFault(t, f)) },
   { weight: 5, arbitrary: fc.tuple(fc.constantFrom(1 as const, 2 as const), fc.boolean()).map(([n, bg]) => new DrainPasses(n, bg)) },
+  // Faults while a pass writes, most of them a 200 that drops items: what it confirms must be what the engine holds.
+  { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...DRAIN_FAULTS), fc.constantFrom(1 as const, 2 as const)).map(([f, n]) => new DrainUnderFault(f, n)) },
+  // A document made older than its row, then a pass whose writes are all lost: the read-back meets an older live document.
+  {
+    weight: 4,
+    arbitrary: fc.tuple(fc.constantFrom(...ID_KINDS, "product" as const, "product" as const), fc.nat(9), title).map(([k, pick, t]) => new LostWriteOverOlderDocument(k, pick, t)),
+  },
+  // A row's second life: changed, deleted and inserted again under the same id.
+  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...ID_KINDS, "product" as const), fc.nat(9), title).map(([k, pick, t]) => new ReinsertedRow(k, pick, t)) },
+  // A fan-out over a quiet queue: only its chunks bring the documents it reaches up to date.
+  { weight: 2, arbitrary: fc.tuple(fc.nat(9), title).map(([pick, name]) => new FanoutOverQuietQueue(pick, name)) },
   { weight: 1, arbitrary: fc.constant(null).map(() => new KilledDrainer()) },
   { weight: 1, arbitrary: fc.boolean().map((deep) => new CliVerify(deep)) },
-  { weight: 1, arbitrary: kind.map((k) => new CliRebuild(k)) },
+  { weight: 1, arbitrary: fc.constantFrom(...ID_KINDS.map(tableOf), shopProducts.name).map((c) => new CliRebuild(c)) },
+  // The related tables (documents read from several tables): their writes, their rollbacks, a fan-out killed mid-way.
+  ...relatedCommandArbitraries,
 ];
 
 /** A history: up to `maxCommands` commands drawn by weight. */

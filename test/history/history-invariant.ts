@@ -1,6 +1,8 @@
 import { sql } from "kysely";
 import { isDeepStrictEqual } from "node:util";
-import { historyCollections, historyDocument, ID_KINDS, tableOf } from "./history-domain.js";
+import type { Collection } from "@tether/core";
+import { loadShopProducts, shopProducts } from "../support/shop.js";
+import { historyCollections, ID_KINDS, tableOf } from "./history-domain.js";
 import { REFUSED_RANK, type HistoryModel } from "./history-model.js";
 import { runTetherJson } from "./history-processes.js";
 import { readRows } from "./history-rows.js";
@@ -34,10 +36,58 @@ async function settleBackground(sys: HistorySystem, divergences: string[]): Prom
   }
 }
 
+/** What a document should be: a live row's version and the document built from it, or a deleted row's version. */
+interface Expected {
+  version: string;
+  deleted: boolean;
+  document: Record<string, unknown> | undefined;
+}
+
+/** The shop's products as `load` + `toDocument` build them from the rows. */
+async function expectedProducts(sys: HistorySystem): Promise<Map<string, Expected>> {
+  const rows = await sql<{ id: string; version: string; deleted: boolean }>`
+    SELECT id::text AS id, version::text AS version, deleted_at IS NOT NULL AS deleted FROM shop_product`.execute(sys.db);
+  const built = await loadShopProducts(sys.db, rows.rows.filter((r) => !r.deleted).map((r) => r.id));
+  const documents = new Map(built.map((p) => [String(p.id), shopProducts.toDocument(p)]));
+  return new Map(rows.rows.map((r) => [r.id, { version: r.version, deleted: r.deleted, document: documents.get(r.id) }]));
+}
+
+/**
+ * Every live row's document equals the one built from it, at its version; every deleted row is a
+ * tombstone or absent; no other document exists.
+ */
+async function compareDocuments(sys: HistorySystem, c: Collection<any>, label: string, rows: ReadonlyMap<string, Expected>): Promise<string[]> {
+  const divergences: string[] = [];
+  const docs = new Map<string, { deleted: boolean; version: number; tethered: boolean; source?: Record<string, unknown> }>();
+  // The scan searches: recent writes must be made visible first (as verify --deep does).
+  await sys.sink.refreshIndex?.(c.index);
+  for await (const page of sys.sink.scanDocuments!(c.index, { pageSize: 500 })) for (const d of page) docs.set(d.id, d);
+  for (const [id, row] of rows) {
+    const doc = docs.get(id);
+    const where = `${label} ${JSON.stringify(id)}`;
+    if (row.deleted) {
+      if (doc && !doc.deleted) divergences.push(`${where}: soft-deleted at v${row.version} but the engine holds a live document v${doc.version} ${JSON.stringify(doc.source)}`);
+      continue;
+    }
+    if (!doc) divergences.push(`${where}: live at v${row.version} ${JSON.stringify(row.document)}, missing downstream`);
+    else if (doc.deleted) divergences.push(`${where}: live at v${row.version}, a tombstone v${doc.version} downstream`);
+    else if (doc.version !== Number(row.version) || !isDeepStrictEqual(doc.source, row.document)) {
+      divergences.push(`${where}: row v${row.version} ${JSON.stringify(row.document)}, document v${doc.version} ${JSON.stringify(doc.source)}`);
+    }
+  }
+  for (const [id, doc] of docs) {
+    if (!doc.tethered) divergences.push(`${label} ${JSON.stringify(id)}: a document without tether's metadata (an orphan)`);
+    else if (!rows.has(id) && !doc.deleted) divergences.push(`${label} ${JSON.stringify(id)}: no row, but a live document v${doc.version} ${JSON.stringify(doc.source)}`);
+  }
+  return divergences;
+}
+
 /**
  * After quiescence (faults off, everything left running ended, late bulks landed) and
- * `tether drain --until-empty`: every live row's document equals the one its collection builds,
- * every deleted row is a tombstone or absent, no other document exists, no job is left, nothing
+ * `tether drain --until-empty`: every live row's document equals the one its collection builds
+ * (the shop's products: what `load` + `toDocument` build from the rows of every table they read),
+ * every deleted row is a tombstone or absent, no other document exists, no job is left, no change
+ * of a related row is left unexpanded, nothing
  * is parked unless the history wrote a rank the mapping refuses, and `tether verify --deep`
  * (which runs the bucketed verify first for integer ids) reports no drift.
  */
@@ -60,33 +110,17 @@ export async function checkInvariant(sys: HistorySystem, model: HistoryModel): P
   for (const kind of ID_KINDS) {
     const c = historyCollections[kind];
     const rows = await readRows(sys.db, kind);
-    const docs = new Map<string, { deleted: boolean; version: number; tethered: boolean; source?: Record<string, unknown> }>();
-    // The scan searches: recent writes must be made visible first (as verify --deep does).
-    await sys.sink.refreshIndex?.(c.index);
-    for await (const page of sys.sink.scanDocuments!(c.index, { pageSize: 500 })) for (const d of page) docs.set(d.id, d);
-    for (const [id, row] of rows) {
-      const doc = docs.get(id);
-      const where = `${kind} ${JSON.stringify(id)}`;
-      if (row.deleted_at !== null) {
-        if (doc && !doc.deleted) divergences.push(`${where}: soft-deleted at v${row.version} but the engine holds a live document v${doc.version} ${JSON.stringify(doc.source)}`);
-        continue;
-      }
-      if (!doc) divergences.push(`${where}: live at v${row.version} ${JSON.stringify(historyDocument(row))}, missing downstream`);
-      else if (doc.deleted) divergences.push(`${where}: live at v${row.version}, a tombstone v${doc.version} downstream`);
-      else if (doc.version !== Number(row.version) || !isDeepStrictEqual(doc.source, c.toDocument(row))) {
-        divergences.push(`${where}: row v${row.version} ${JSON.stringify(c.toDocument(row))}, document v${doc.version} ${JSON.stringify(doc.source)}`);
-      }
-    }
-    for (const [id, doc] of docs) {
-      if (!doc.tethered) divergences.push(`${kind} ${JSON.stringify(id)}: a document without tether's metadata (an orphan)`);
-      else if (!rows.has(id) && !doc.deleted) divergences.push(`${kind} ${JSON.stringify(id)}: no row, but a live document v${doc.version} ${JSON.stringify(doc.source)}`);
-    }
+    const expected = new Map([...rows].map(([id, row]) => [id, { version: row.version, deleted: row.deleted_at !== null, document: row.deleted_at === null ? c.toDocument(row) : undefined }]));
+    divergences.push(...(await compareDocuments(sys, c, kind, expected)));
   }
+  divergences.push(...(await compareDocuments(sys, shopProducts, "product", await expectedProducts(sys))));
 
   const left = await sql<{ jobs: string; parked: string }>`
     SELECT (SELECT count(*) FROM tether.job) AS jobs, (SELECT count(*) FROM tether.dead_job WHERE reason = 'parked') AS parked`.execute(sys.db);
   const { jobs, parked } = left.rows[0]!;
   if (Number(jobs) > 0) divergences.push(`${jobs} job(s) left after tether drain --until-empty`);
+  const pending = await sql<{ embed: string; link: string }>`SELECT embed, link FROM tether.embed_change WHERE version > expanded`.execute(sys.db);
+  if (pending.rows.length > 0) divergences.push(`changes of related rows never expanded after tether drain --until-empty: ${JSON.stringify(pending.rows)}`);
   if (Number(parked) > 0 && !model.refusalInjected) {
     const why = await sql<{ kwargs: unknown; last_error: string | null }>`SELECT kwargs, last_error FROM tether.dead_job WHERE reason = 'parked' LIMIT 5`.execute(sys.db);
     divergences.push(`${parked} job(s) parked though the history refused nothing: ${JSON.stringify(why.rows)}`);

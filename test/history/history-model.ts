@@ -1,6 +1,7 @@
 import type { IdKind } from "./history-domain.js";
 import type { IdPools } from "./history-ids.js";
 import { ID_KINDS } from "./history-domain.js";
+import { RelatedModel } from "./related-model.js";
 
 /** What a row holds, as far as the history knows. */
 export interface ModelRow {
@@ -29,6 +30,8 @@ export class HistoryModel {
   readonly rows: Record<IdKind, Map<string, ModelRow>> = { bigint: new Map(), uuid: new Map(), text: new Map() };
   /** Highest version seen per entity, and the content it had at that version. */
   readonly seen: Record<IdKind, Map<string, { version: bigint; content: string }>> = { bigint: new Map(), uuid: new Map(), text: new Map() };
+  /** The related tables (the shop's products and the rows their documents read). */
+  readonly related = new RelatedModel();
   /** Whether `comparePostgres` holds versions to moving forward (the runner's `skipVersionCheck` turns it off). */
   checkVersions = true;
   /** A write of a refused rank committed at some point (parking is then allowed). */
@@ -59,6 +62,7 @@ export class HistoryModel {
       for (const [id, r] of this.rows[k]) c.rows[k].set(id, { ...r });
       for (const [id, s] of this.seen[k]) c.seen[k].set(id, { ...s });
     }
+    c.related.copyRows(this.related);
     c.refusalInjected = this.refusalInjected;
     c.checkVersions = this.checkVersions;
     return c;
@@ -70,6 +74,7 @@ export class HistoryModel {
       this.rows[k].clear();
       for (const [id, r] of draft.rows[k]) this.rows[k].set(id, r);
     }
+    this.related.copyRows(draft.related);
     this.refusalInjected ||= draft.refusalInjected;
   }
 

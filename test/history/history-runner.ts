@@ -4,7 +4,25 @@ import { historyCommands } from "./history-generators.js";
 import { idPools, SAFE_TEXT_IDS, WIDE_TEXT_IDS, type IdPools } from "./history-ids.js";
 import { checkInvariant } from "./history-invariant.js";
 import { HistoryModel } from "./history-model.js";
-import { openHistorySystem, type HistoryTargets } from "./history-system.js";
+import { openHistorySystem, prepareHistoryTemplate, type HistoryTargets } from "./history-system.js";
+import { LostWriteOverOlderDocument } from "./lost-write-commands.js";
+import { FanoutOverQuietQueue } from "./quiet-fanout.js";
+import { ReinsertedRow } from "./reinserted-row.js";
+import { DrainUnderFault } from "./ops-commands.js";
+import { seedRelated } from "./related-seed.js";
+
+/**
+ * Every history's last commands, before the end check: a row changed, deleted and inserted again;
+ * a current document made older than its row and the pass that writes it losing every item (the
+ * tables picked by the seed among those with a live row); a fan-out over a quiet queue; then what
+ * the history left to sync once through a 200 that drops half the items.
+ */
+const HISTORY_EPILOGUE = (seed: number) => [
+  new ReinsertedRow("any", seed + 1, "Y"),
+  new LostWriteOverOlderDocument("any", seed, "Z"),
+  new FanoutOverQuietQueue(seed, "X"),
+  new DrainUnderFault("200 dropping half the items", 2),
+];
 
 export interface HistoryRunOptions {
   targets: HistoryTargets;
@@ -84,6 +102,16 @@ export const formatPools = (pools: IdPools) =>
  * history and returns that with its seed, path and the command that replays it.
  */
 export async function runHistories(o: HistoryRunOptions): Promise<HistoryRunResult> {
+  const template = await prepareHistoryTemplate(o.targets);
+  try {
+    return await runSeeds(o, template.targets);
+  } finally {
+    await template.drop();
+  }
+}
+
+/** `runHistories` on targets whose template holds the history's tables. */
+async function runSeeds(o: HistoryRunOptions, targets: HistoryTargets): Promise<HistoryRunResult> {
   const log = o.log ?? (() => undefined);
   const counter = { ops: 0 };
   const alphabet = o.wideIds ? WIDE_TEXT_IDS : SAFE_TEXT_IDS;
@@ -99,14 +127,17 @@ export async function runHistories(o: HistoryRunOptions): Promise<HistoryRunResu
       histories += 1;
       const ran: string[] = [];
       let started = performance.now();
-      const sys = await openHistorySystem(o.targets, pools);
+      const sys = await openHistorySystem(targets, pools);
       timed(o.timings, "(open a history)", started);
       const model = new HistoryModel(pools);
       model.checkVersions = !o.skipVersionCheck;
       let divergences = "";
       try {
         try {
+          await seedRelated(sys, model);
           await fc.asyncModelRun(() => ({ model, real: sys }), [...cmds].map((c) => recorded(c, counter, ran, o.timings)));
+          // A pass confirms only what the engine holds: an older document read back, what the history left to sync.
+          for (const cmd of HISTORY_EPILOGUE(seed)) await recorded(cmd, counter, ran, o.timings).run(model, sys);
           started = performance.now();
           const report = await checkInvariant(sys, model);
           timed(o.timings, "(the end check)", started);

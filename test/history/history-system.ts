@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { Kysely } from "kysely";
-import { createDb, createWriter, Drainer, enableCapture, migrate, type Writer } from "@tether/core";
+import { createDb, createWriter, Drainer, enableCapture, migrate, type Collection, type Writer } from "@tether/core";
 import { ElasticsearchSink } from "@tether/elasticsearch";
 import { OpenSearchSink } from "@tether/opensearch";
 import type { EngineSink } from "@tether/search-sink";
 import { createScratchDatabase, dropIndices, startFaultProxy, waitFor, type FaultProxy, type ScratchDatabase } from "@tether/testkit";
-import { historyCollections, historyMigrations, ID_KINDS } from "./history-domain.js";
+import { shopMigrations, shopProducts } from "../support/shop.js";
+import { historyCollections, historyMigrations } from "./history-domain.js";
 import type { IdPools } from "./history-ids.js";
 
 export type SinkName = "elasticsearch" | "opensearch";
@@ -19,7 +20,12 @@ export interface HistoryTargets {
   template?: string;
   sink: SinkName;
   engineUrl: string;
+  /** The template already holds the history's tables with capture on (see `prepareHistoryTemplate`): a history only clones it. */
+  prepared?: boolean;
 }
+
+/** The collections a history syncs: one per id type, and the shop's products, whose documents read five other tables. */
+export const HISTORY_COLLECTIONS: readonly Collection<any>[] = [...Object.values(historyCollections), shopProducts];
 
 export const CONFIG_FILE = fileURLToPath(new URL("./history.config.ts", import.meta.url));
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
@@ -59,7 +65,28 @@ export function sinkFor(name: SinkName, url: string, indexPrefix: string): Engin
   return name === "opensearch" ? new OpenSearchSink({ client: url, indexPrefix }) : new ElasticsearchSink({ client: url, indexPrefix });
 }
 
-/** A database of its own, the three tables with capture on, their indices created, the proxies and processes. */
+/**
+ * A template of the history's own, cloned from `targets.template`: the history's tables and the
+ * shop's, with capture on, so each history clones it (one CREATE DATABASE) instead of running that
+ * DDL again. Returns the targets that use it and how to drop it.
+ */
+export async function prepareHistoryTemplate(targets: HistoryTargets): Promise<{ targets: HistoryTargets; drop(): Promise<void> }> {
+  const name = `tether_hist_tpl_${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+  const scratch = await createScratchDatabase(targets.serverUrl, name, targets.template ? { template: targets.template } : {});
+  const db = createDb({ connectionString: scratch.url, max: 1, applicationName: "tether-history" });
+  try {
+    await migrate(db, [historyMigrations, shopMigrations]);
+    for (const c of HISTORY_COLLECTIONS) await enableCapture(db, c, { graceMs: 0 });
+  } catch (err) {
+    await db.destroy();
+    await scratch.drop();
+    throw err;
+  }
+  await db.destroy();
+  return { targets: { ...targets, template: name, prepared: true }, drop: () => scratch.drop() };
+}
+
+/** A database of its own, the tables with capture on, their indices created, the proxies and processes. */
 export async function openHistorySystem(targets: HistoryTargets, pools: IdPools): Promise<HistorySystem> {
   const run = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
   const scratch: ScratchDatabase = await createScratchDatabase(targets.serverUrl, `tether_hist_${run}`, targets.template ? { template: targets.template } : {});
@@ -69,13 +96,12 @@ export async function openHistorySystem(targets: HistoryTargets, pools: IdPools)
   const proxies: FaultProxy[] = [];
   const sinks: EngineSink[] = [sink];
   try {
-    await migrate(db, [historyMigrations]);
-    for (const kind of ID_KINDS) {
-      const c = historyCollections[kind];
-      // Plain SQL is captured, due at once: the drainer has no direct sync to wait for.
-      await enableCapture(db, c, { graceMs: 0 });
-      await sink.ensureIndex(c.index, c.mappings);
+    if (!targets.prepared) {
+      await migrate(db, [historyMigrations, shopMigrations]);
+      // Plain SQL is captured (on the related tables too), due at once: the drainer has no direct sync to wait for.
+      for (const c of HISTORY_COLLECTIONS) await enableCapture(db, c, { graceMs: 0 });
     }
+    await Promise.all(HISTORY_COLLECTIONS.map((c) => sink.ensureIndex(c.index, c.mappings)));
     const writerProxy = await startFaultProxy({ target: targets.engineUrl });
     proxies.push(writerProxy);
     const drainerProxy = await startFaultProxy({ target: targets.engineUrl });
@@ -86,10 +112,22 @@ export async function openHistorySystem(targets: HistoryTargets, pools: IdPools)
     const writerSink = sinkFor(targets.sink, writerProxy.url, indexPrefix);
     const drainerSink = sinkFor(targets.sink, drainerProxy.url, indexPrefix);
     sinks.push(writerSink, drainerSink);
-    const collections = Object.values(historyCollections);
     // graceMs 0: the drainer may race the direct sync, the harsher case.
     const writer = createWriter({ sink: writerSink, directSyncTimeoutMs: 300, graceMs: 0 });
-    const drainers = [0, 1].map(() => new Drainer({ db, sink: drainerSink, collections, batchSize: 7, deadlineMs: 3_000, backoff: { baseMs: 20, maxMs: 200 }, maxAttempts: 3 }));
+    // One document per fan-out chunk: a fan-out of this history's few products takes several.
+    const drainers = [0, 1].map(
+      () =>
+        new Drainer({
+          db,
+          sink: drainerSink,
+          collections: HISTORY_COLLECTIONS,
+          batchSize: 7,
+          deadlineMs: 3_000,
+          backoff: { baseMs: 20, maxMs: 200 },
+          maxAttempts: 3,
+          fanoutChunkSize: 1,
+        }),
+    );
     const background: BackgroundTask[] = [];
     return {
       db,

@@ -3,11 +3,13 @@
 import { defineConfig } from "@tether/core";
 import { elasticsearch } from "@tether/elasticsearch";
 import { opensearch } from "@tether/opensearch";
+import { shopMigrations, shopProducts } from "../support/shop.ts";
 import { historyCollections, historyMigrations } from "./history-domain.ts";
 
 export default defineConfig({
-  collections: Object.values(historyCollections),
-  migrations: [historyMigrations],
+  collections: [...Object.values(historyCollections), shopProducts],
+  migrations: [historyMigrations, shopMigrations],
   sink: process.env.TETHER_SINK === "opensearch" ? opensearch() : elasticsearch(),
-  options: { drainer: { deadlineMs: 5_000 } },
+  // One document per fan-out chunk, so a fan-out of a history's few products takes several.
+  options: { drainer: { deadlineMs: 5_000, fanoutChunkSize: 1 } },
 });

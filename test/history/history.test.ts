@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { providedServices } from "@tether/testkit";
 import { describeFailure, runHistories } from "./history-runner.js";
@@ -11,6 +12,8 @@ const OPERATIONS = Number(process.env.TETHER_HISTORY_OPERATIONS ?? 60);
 const WIDE_IDS = process.env.TETHER_HISTORY_WIDE_IDS !== "0";
 const SKIP_VERSION_CHECK = process.env.TETHER_HISTORY_SKIP_VERSION_CHECK === "1";
 const MAX_SHRINKS = Number(process.env.TETHER_HISTORY_MAX_SHRINKS ?? 60);
+// scripts/history-mutants reads the outcome from this file (JSON), not from the test's output.
+const REPORT = process.env.TETHER_HISTORY_REPORT || undefined;
 
 // Runs once per sink (the vitest projects).
 describe("randomized histories of writes, plain SQL, faults, drainers and operator verbs", () => {
@@ -31,6 +34,7 @@ describe("randomized histories of writes, plain SQL, faults, drainers and operat
         log: (line) => console.log(`[history ${sink}] ${line}`),
       });
       console.log(`[history ${sink}] seed ${result.seed}: ${result.histories} histories, ${result.operations} operations${result.failure ? ", 1 divergence" : ", no divergence"}`);
+      if (REPORT) writeFileSync(REPORT, JSON.stringify({ sink, ...result }));
       expect(result.failure && describeFailure(result.failure)).toBeUndefined();
       expect(result.operations).toBeGreaterThanOrEqual(PATH ? 1 : OPERATIONS);
     },

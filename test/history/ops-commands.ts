@@ -1,7 +1,6 @@
 import { sql } from "kysely";
 import type { FaultMode } from "@tether/testkit";
 import { waitFor } from "@tether/testkit";
-import { tableOf, type IdKind } from "./history-domain.js";
 import type { HistoryCommand } from "./history-command.js";
 import type { HistoryModel } from "./history-model.js";
 import { startTether } from "./history-processes.js";
@@ -38,6 +37,24 @@ export class DrainPasses implements HistoryCommand {
     else await done;
   }
   toString = () => `${this.drainers} drain pass(es) side by side${this.background ? ", left running" : ""}`;
+}
+
+/**
+ * Drain passes while the drainers' engine calls meet a fault, lifted afterwards: a pass must
+ * confirm only what the engine holds (the forged 200 answers "created" for items it dropped).
+ */
+export class DrainUnderFault implements HistoryCommand {
+  constructor(readonly fault: keyof typeof FAULTS & string, readonly drainers: 1 | 2) {}
+  check = () => true;
+  async run(_m: HistoryModel, sys: HistorySystem) {
+    await sys.drainerProxy.setMode(FAULTS[this.fault]!);
+    try {
+      await Promise.all(sys.drainers.slice(0, this.drainers).map((d) => d.drainOnce()));
+    } finally {
+      await sys.drainerProxy.setMode(FAULTS.pass!);
+    }
+  }
+  toString = () => `${this.drainers} drain pass(es) while the engine calls meet: ${this.fault}; then the fault lifted`;
 }
 
 async function dueJobs(sys: HistorySystem): Promise<number> {
@@ -84,11 +101,11 @@ export class CliVerify implements HistoryCommand {
 
 /** `tether rebuild <collection>`, started and left running while the history goes on. */
 export class CliRebuild implements HistoryCommand {
-  constructor(readonly kind: IdKind) {}
+  constructor(readonly collection: string) {}
   check = () => true;
   async run(_m: HistoryModel, sys: HistorySystem) {
-    const p = startTether(sys, ["rebuild", tableOf(this.kind), "--json"]);
+    const p = startTether(sys, ["rebuild", this.collection, "--json"]);
     sys.background.push({ label: this.toString(), done: p.done, stop: p.kill });
   }
-  toString = () => `tether rebuild ${tableOf(this.kind)}, left running`;
+  toString = () => `tether rebuild ${this.collection}, left running`;
 }

@@ -52,7 +52,7 @@ describe("Tether Prometheus alerting rules", () => {
   it("are accepted by promtool check rules", () => {
     const result = run("promtool", ["check", "rules", rulesPath]);
     expect(result.status, result.output).toBe(0);
-    expect(result.output).toContain("SUCCESS: 6 rules found");
+    expect(result.output).toContain("SUCCESS: 8 rules found");
   });
 
   it("pass their promtool unit tests", () => {
@@ -71,6 +71,8 @@ describe("Tether Prometheus alerting rules", () => {
       "TetherParkedJobs",
       "TetherOldestDueJobTooOld",
       "TetherQueueSampleStale",
+      "TetherVerifyDriftFound",
+      "TetherVerifyOverdue",
     ]);
     const cases = [
       ...readFileSync(rulesTestPath, "utf8").matchAll(/^\s*alertname: (\w+)\s*\n\s*exp_alerts:[ \t]*(\[\])?/gm),
@@ -93,12 +95,32 @@ describe("Tether Prometheus alerting rules", () => {
 
   it("make promtool test rules fail when the queue-length alert stops excluding reindex tags", () => {
     const testFile = mutatedCopy(scratch, {
-      rules: (s) => s.replace('tether_queue_length{tag!~"reindex.*"}', "tether_queue_length"),
+      rules: (s) => s.replace('tether_queue_length{tag!~"reindex.*|fanout:.*"}', 'tether_queue_length{tag!~"fanout:.*"}'),
     });
     const result = run("promtool", ["test", "rules", testFile], scratch);
     expect(result.status).not.toBe(0);
     expect(result.output).toContain("FAILED");
     expect(result.output).toContain("queue length high ignores a reindex flood");
+  });
+
+  it("make promtool test rules fail when the verify-overdue alert stops counting a collection that never completed a run", () => {
+    const testFile = mutatedCopy(scratch, {
+      rules: (s) => s.replace('\n              or tether_verify_scheduled_since_timestamp_seconds{mode="fast"}', ""),
+    });
+    const result = run("promtool", ["test", "rules", testFile], scratch);
+    expect(result.status).not.toBe(0);
+    expect(result.output).toContain("FAILED");
+    expect(result.output).toContain("verify overdue fires for a collection that never completed a run");
+  });
+
+  it("make promtool test rules fail when the queue-length alert stops excluding fan-out tags", () => {
+    const testFile = mutatedCopy(scratch, {
+      rules: (s) => s.replace('tether_queue_length{tag!~"reindex.*|fanout:.*"}', 'tether_queue_length{tag!~"reindex.*"}'),
+    });
+    const result = run("promtool", ["test", "rules", testFile], scratch);
+    expect(result.status).not.toBe(0);
+    expect(result.output).toContain("FAILED");
+    expect(result.output).toContain("queue length high ignores a fan-out backlog");
   });
 
   it("are embedded unchanged in the Kubernetes PrometheusRule and the rest of infra/ validates", () => {

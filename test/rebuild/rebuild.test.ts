@@ -23,6 +23,8 @@ const remapped: Collection<AnnotationRow> = {
   },
 };
 
+const HANG_GUARD = 900_000;
+
 // Runs once per sink (the vitest projects).
 describe("zero-downtime index rebuild", () => {
   let ctx: TestContext<EngineSink>;
@@ -143,6 +145,9 @@ describe("zero-downtime index rebuild", () => {
     return state;
   };
 
+  // 10,000 rows, two killed rebuilds and four CLI runs: about 35 s alone, several minutes beside
+  // the other files of a matrix combination on a busy 2-core machine. A guard against a hang,
+  // not a limit on the work.
   it("a rebuild SIGKILLed half-way leaves the alias untouched, refuses to start over, and resumes after its last page; another is discarded", async () => {
     // Rows a migration wrote behind tether's back: the rebuild loads them too.
     await insertRawAnnotations(ctx.db, 10_000);
@@ -177,7 +182,7 @@ describe("zero-downtime index rebuild", () => {
     expect(await rebuildStatus(ctx.db, annotations)).toBeUndefined();
     const status = await cli(["rebuild", "annotation", "--status"]);
     expect(status.stdout).toContain("annotation: no rebuild");
-  });
+  }, HANG_GUARD);
 
   it("ends equal through an engine that answers 200 while a tenth of the bulk items were never stored: the verify passes find and repair them", async () => {
     const proxy = await startFaultProxy({ target: ctx.downstreamUrl });

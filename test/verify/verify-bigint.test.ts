@@ -37,7 +37,7 @@ describe("the bucketed verify over the whole bigint key space", () => {
 
   it("finds every row missing from the engine, ids past 2^53 exactly, and repairs them through its jobs", async () => {
     const report = await verifyCollection(ctx.db, ctx.sink, annotations, SMALL);
-    expect(report.drifted).toEqual({ missing: IDS.length, stale: 0, ghost: 0, deleted_live: 0 });
+    expect(report.drifted).toEqual({ missing: IDS.length, stale: 0, ghost: 0, deleted_live: 0, embedded: 0 });
     expect(report.samples.missing.sort()).toEqual([...IDS].sort());
     expect(report.idRange).toEqual({ from: "0", to: (2n ** 63n).toString() });
     expect(await verifyJobIds()).toEqual(IDS);
@@ -59,7 +59,7 @@ describe("the bucketed verify over the whole bigint key space", () => {
     await sql`UPDATE annotation SET text = 'edited', version = version + 1 WHERE id = ${TWO_53_PLUS_1}::bigint`.execute(ctx.db);
 
     const report = await verifyCollection(ctx.db, ctx.sink, annotations, SMALL);
-    expect(report.drifted).toEqual({ missing: 1, stale: 1, ghost: 0, deleted_live: 0 });
+    expect(report.drifted).toEqual({ missing: 1, stale: 1, ghost: 0, deleted_live: 0, embedded: 0 });
     expect(report.samples).toMatchObject({ missing: [MAX], stale: [TWO_53_PLUS_1] });
     expect(await verifyJobIds()).toEqual([TWO_53_PLUS_1, MAX]);
 
@@ -76,7 +76,7 @@ describe("the bucketed verify over the whole bigint key space", () => {
     await ctx.raw.update(index, MAX, { text: "patched downstream" });
 
     const report = await verifyCollection(ctx.db, ctx.sink, annotations);
-    expect(report.drifted).toEqual({ missing: 1, stale: 1, ghost: 0, deleted_live: 0 });
+    expect(report.drifted).toEqual({ missing: 1, stale: 1, ghost: 0, deleted_live: 0, embedded: 0 });
     expect(report.samples).toMatchObject({ missing: [TWO_53_PLUS_1], stale: [MAX] });
     expect(await verifyJobIds()).toEqual([TWO_53_PLUS_1, MAX]);
 
@@ -90,7 +90,7 @@ describe("the bucketed verify over the whole bigint key space", () => {
     const stranger = "9223372036854775805";
     await ctx.sink.write(index, [{ kind: "index", id: stranger, version: 1, document: { text: "never in postgres" } }]);
     const report = await verifyCollection(ctx.db, ctx.sink, annotations, SMALL);
-    expect(report.drifted).toEqual({ missing: 0, stale: 0, ghost: 1, deleted_live: 0 });
+    expect(report.drifted).toEqual({ missing: 0, stale: 0, ghost: 1, deleted_live: 0, embedded: 0 });
     expect(report.samples.ghost).toEqual([stranger]);
     await drain();
     expect(await verifyCollection(ctx.db, ctx.sink, annotations, SMALL)).toMatchObject({ driftedTotal: 0 });

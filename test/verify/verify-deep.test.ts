@@ -64,7 +64,7 @@ describe("verify --deep: content drift at the same version, and orphans", () => 
     expect(fast).toMatchObject({ driftedTotal: 0, orphans: 1 });
 
     const deep = await deepVerifyCollection(ctx.db, ctx.sink, annotations, { pageSize: 50 });
-    expect(deep).toMatchObject({ scanned: 121, drifted: { content: 2, missing: 0, stale: 0, ghost: 0, deleted_live: 0 }, orphans: 1, orphansRemoved: 1, enqueued: 2 });
+    expect(deep).toMatchObject({ scanned: 121, drifted: { content: 2, missing: 0, stale: 0, ghost: 0, deleted_live: 0, embedded: 0 }, orphans: 1, orphansRemoved: 1, enqueued: 2 });
     expect(deep.samples.content.sort()).toEqual([ids[3]!, ids[7]!].sort());
     expect(deep.samples.orphan).toEqual(["foreign-1"]);
     expect((await get("foreign-1")).found).toBe(false);
@@ -98,7 +98,7 @@ describe("verify --deep: content drift at the same version, and orphans", () => 
     await drainToEmpty(new Drainer({ db: ctx.db, sink: ctx.sink, collections: [annotations] }), ctx.db);
     await ctx.sink.write(annotations.index, [{ kind: "index", id: "6000000000000", version: 1, document: { text: "ghost" } }]);
     const report = await verifyCollection(ctx.db, ctx.sink, annotations, { enqueue: false, bucketSize: 100 });
-    expect(report.drifted).toEqual({ missing: 0, stale: 0, ghost: 1, deleted_live: 0 });
+    expect(report.drifted).toEqual({ missing: 0, stale: 0, ghost: 1, deleted_live: 0, embedded: 0 });
     expect(report.samples.ghost).toEqual(["6000000000000"]);
     // Top level: the occupied buckets of 100 ids, one per gap, two open-ended ones; then the drill into the ghost's.
     expect(report.bucketsCompared, JSON.stringify(report)).toBeLessThan(20);

@@ -65,7 +65,7 @@ describe("anti-entropy verification of a whole collection", () => {
     await ctx.sink.write(annotations.index, [{ kind: "index", id: stranger, version: 3, document: { text: "never in postgres" } }]);
 
     const report = await verifyCollection(ctx.db, ctx.sink, annotations, SMALL);
-    expect(report.drifted).toEqual({ missing: deletedInEs.length + migrated.length, stale: editedInEs.length + 1, ghost: 2, deleted_live: 1 });
+    expect(report.drifted).toEqual({ missing: deletedInEs.length + migrated.length, stale: editedInEs.length + 1, ghost: 2, deleted_live: 1, embedded: 0 });
     expect(report.samples.ghost.sort()).toEqual([hardDeletedInPg, stranger].sort());
     expect(report.samples.stale.sort()).toEqual([...editedInEs, editedInPg].sort());
     expect(report.samples.deleted_live).toEqual([softDeletedInPg]);
@@ -99,7 +99,7 @@ describe("anti-entropy verification of a whole collection", () => {
   it("only reports when asked not to enqueue", async () => {
     await ctx.raw.delete(index, ids[7]!);
     const report = await verifyCollection(ctx.db, ctx.sink, annotations, { ...SMALL, enqueue: false });
-    expect(report).toMatchObject({ drifted: { missing: 1, stale: 0, ghost: 0, deleted_live: 0 }, enqueued: 0 });
+    expect(report).toMatchObject({ drifted: { missing: 1, stale: 0, ghost: 0, deleted_live: 0, embedded: 0 }, enqueued: 0 });
     expect(await verifyJobs()).toEqual([]);
     await verifyCollection(ctx.db, ctx.sink, annotations, SMALL);
     await drainToEmpty(new Drainer({ db: ctx.db, sink: ctx.sink, collections: [annotations] }), ctx.db);

@@ -1,6 +1,7 @@
 import {
   canonicalEntityId,
   classifyDrift,
+  documentFanouts,
   idColumnType,
   listDeadJobsPage,
   listEntityEvents,
@@ -9,6 +10,8 @@ import {
   ValidationError,
   type Collection,
   type DeadJob,
+  type DocumentFanouts,
+  type EmbedVia,
   type EntityEvent,
   type QueuedJob,
   type Sink,
@@ -34,9 +37,17 @@ export interface EntityTrace {
    * an unforced job finds the versions equal and confirms the document as it is.
    */
   repair: EntityRepair | null;
+  /** Jobs pending for it; one a change of an embedded table enqueued says which row, and which fan-out (`via`). */
   pendingJobs: QueuedJob[];
   deadJobs: (DeadJob & { entityId: string | null })[];
+  /** Its history; a job a change of an embedded table enqueued keeps its `via`, and its tag says `fanout:<embed>.<op>`. */
   events: EntityEvent[];
+  /**
+   * Why the document will be re-synced from a table it reads: the rows of its fan-out embeds it
+   * reads now, the changes of those rows still to expand (tether.embed_change), and the fan-out
+   * jobs queued for them with their progress and whether they have reached it yet.
+   */
+  fanout: DocumentFanouts;
 }
 
 export interface EntityRepair {
@@ -85,11 +96,12 @@ export async function traceEntity(db: Kysely<any>, sink: Sink, collection: Colle
   const c = canonicalEntityId(idType, rawId);
   if ("error" in c) throw new ValidationError("id", c.error);
   const id = c.id;
-  const [entity, pendingJobs, deadJobs, events] = await Promise.all([
+  const [entity, pendingJobs, deadJobs, events, fanout] = await Promise.all([
     readEntityRow(db, collection, id, idType),
     listQueuedJobs(db, { name: collection.jobName, entityId: id, limit: 50 }),
     listDeadJobsPage(db, { name: collection.jobName, entityId: id, limit: 20 }),
     listEntityEvents(db, collection.jobName, id, 50),
+    documentFanouts(db, collection, id, idType),
   ]);
 
   const downstream: EntityTrace["downstream"] = { reachable: true, exists: false, version: null, deleted: false, contentMatches: null, error: null };
@@ -111,14 +123,14 @@ export async function traceEntity(db: Kysely<any>, sink: Sink, collection: Colle
   else {
     const drift = classifyDrift(pg, state);
     if (drift === "stale") verdict = state!.version > pg!.version ? "ahead" : "stale";
-    else if (drift) verdict = drift;
+    else if (drift && drift !== "embedded") verdict = drift;
     else if (!pg) verdict = "absent";
     else if (!pg.live) verdict = "deleted_in_sync";
     else verdict = downstream.contentMatches === false ? "content_differs" : "in_sync";
   }
   const due = pendingJobs[0];
   const pendingNote = due
-    ? ` ${pendingJobs.length} job(s) pending; the first is ${due.state} (scheduled ${due.scheduledAt}, ${due.attempts} failed attempt(s)${due.lastError ? `, last error: ${due.lastError}` : ""}): the drainer repairs it when it runs.`
+    ? ` ${pendingJobs.length} job(s) pending; the first is ${due.state} (scheduled ${due.scheduledAt}, ${due.attempts} failed attempt(s)${due.lastError ? `, last error: ${due.lastError}` : ""}${due.via ? `, enqueued by ${viaText(due.via)}` : ""}): the drainer repairs it when it runs.`
     : deadJobs.length > 0
       ? ` No job is pending, but ${deadJobs.length} dead job(s) are (${deadJobs[0]!.reason}: ${deadJobs[0]!.lastError ?? "no error recorded"}): retry them once the cause is fixed.`
       : " No job is pending: re-index this id (or run verify) to repair it.";
@@ -136,6 +148,11 @@ export async function traceEntity(db: Kysely<any>, sink: Sink, collection: Colle
     deleted_live: `Deleted in Postgres (${v(pg?.version ?? null)}) but still live in Elasticsearch (${v(state?.version ?? null)}).` + pendingNote,
     unknown: `Elasticsearch could not be asked: ${downstream.error ?? "unknown error"}.`,
   };
+  const resync = fanoutNote(fanout, id);
+  // Content that differs because a table the document reads changed since is not an edit behind Tether's back.
+  if (fanout.pendingChanges.length > 0) {
+    explanations.content_differs = `Both sides hold ${v(pg?.version ?? null)}, but the document's content differs from what the rows build now: a table it reads changed since it was written.`;
+  }
   return {
     collection: collection.name,
     jobName: collection.jobName,
@@ -144,10 +161,32 @@ export async function traceEntity(db: Kysely<any>, sink: Sink, collection: Colle
     postgres: { exists: !!entity, version: entity?.version ?? null, deleted: entity?.deleted ?? false, row: entity ? jsonRow(entity.row) : null },
     downstream,
     verdict,
-    explanation: explanations[verdict],
+    explanation: explanations[verdict] + (pg ? resync : ""),
     repair: repairFor(verdict),
     pendingJobs,
     deadJobs,
     events,
+    fanout,
   };
+}
+
+/** A via as a sentence's object: "a change of shop_category.id = 7 (fan-out job 12)". */
+export function viaText(via: EmbedVia): string {
+  return `a change of ${via.table}.${via.column} = ${via.value}${via.fanout ? ` (fan-out job ${via.fanout})` : ""}`;
+}
+
+/** What the trace adds when a change of a table the document reads is still to reach it. */
+function fanoutNote(f: DocumentFanouts, id: string): string {
+  const sentences = f.pendingChanges.map((c) => {
+    const change = `A change of ${c.table}.${c.column} = ${c.value} (embed ${c.embed}, ${c.changedAt}) is still to reach this document`;
+    if (c.fanout === "parked") return `${change}: its fan-out job is parked (\`tether parked list\`); retry it once the cause is fixed.`;
+    if (c.fanout === "lost") return `${change}, and no fan-out job is left to expand it: \`tether verify\` enqueues it again.`;
+    const job = f.fanouts.find((j) => j.embed === c.embed && j.link === c.value);
+    if (!job) return `${change}: its fan-out job is queued.`;
+    const progress = `${job.done} of ${job.total ?? "?"} document(s) done, ${job.attempts} failed attempt(s)${job.lastError ? `, last error: ${job.lastError}` : ""}`;
+    return job.reached
+      ? `${change}: fan-out job ${job.id} (${progress}) has bumped ${id} already; its sync job rewrites it.`
+      : `${change}: fan-out job ${job.id} (${job.state}, ${progress}) bumps it and enqueues its sync job when it gets there; a drain pass meanwhile rewrites it rather than confirm it as it stands.`;
+  });
+  return sentences.length ? ` ${sentences.join(" ")}` : "";
 }

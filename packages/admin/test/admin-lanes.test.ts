@@ -18,7 +18,10 @@ describe("lanes in the admin API, resolved as `tether pause` resolves them", () 
 
   it("lists every configured lane even before its first job", async () => {
     expect(await t.jobCount()).toBe(0);
-    expect(await lanes()).toEqual([expect.objectContaining({ name: "sync_annotation", collection: "annotation", total: 0, paused: null })]);
+    // The sync lane, and the fan-out lane of the author embed's changes.
+    const all = (await lanes()) as { name: string }[];
+    expect(all.map((l) => l.name).sort()).toEqual(["fanout_annotation", "sync_annotation"]);
+    for (const lane of all) expect(lane).toMatchObject({ collection: "annotation", total: 0, paused: null });
   });
 
   it("pauses a lane given by its collection name and answers with the job name it paused", async () => {

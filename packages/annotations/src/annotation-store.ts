@@ -1,9 +1,9 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
-import type { AnnotationRow } from "./annotation-row.js";
+import type { AnnotationDocumentRow, AnnotationRow, AnnotationUserRow } from "./annotation-row.js";
 
 /**
- * Every statement the reference service issues on the annotation table for reading; writes go
- * through tether's writer (row and job in one transaction).
+ * Every statement the reference service issues on its tables for reading; writes go through
+ * tether's writer (row and job in one transaction; a user's change with its fan-out job).
  */
 
 type Db = Kysely<any>;
@@ -13,10 +13,40 @@ export async function findLiveAnnotation(db: Db, id: string): Promise<Annotation
   return (await db.selectFrom("annotation").selectAll().where("id", "=", id).where("deleted_at", "is", null).executeTakeFirst()) as AnnotationRow | undefined;
 }
 
-/** The live annotations among these ids, in no particular order. */
-export async function findLiveAnnotations(db: Db, ids: readonly string[]): Promise<AnnotationRow[]> {
+/**
+ * The live annotations among these ids, in no particular order. `withHidden: false` leaves out
+ * those whose author is hidden now (annotation_user.hidden), whatever the index says yet.
+ * Default: every live one.
+ */
+export async function findLiveAnnotations(db: Db, ids: readonly string[], opts: { withHidden?: boolean } = {}): Promise<AnnotationRow[]> {
   if (ids.length === 0) return [];
-  return (await db.selectFrom("annotation").selectAll().where("id", "in", [...ids]).where("deleted_at", "is", null).execute()) as AnnotationRow[];
+  let q = db.selectFrom("annotation as a").selectAll("a").where("a.id", "in", [...ids]).where("a.deleted_at", "is", null);
+  if (opts.withHidden === false) {
+    q = q.where(({ not, exists, selectFrom }) => not(exists(selectFrom("annotation_user as u").select("u.userid").whereRef("u.userid", "=", "a.userid").where("u.hidden", "=", true))));
+  }
+  return (await q.execute()) as AnnotationRow[];
+}
+
+/**
+ * The annotations with these ids as their documents are built: each row with its author's
+ * display name and hidden flag (null when the author has no annotation_user row), one join for
+ * the whole batch. Soft-deleted rows are included (their documents become tombstones); an id
+ * with no row is absent.
+ */
+export async function loadAnnotationDocuments(db: Db, ids: readonly string[]): Promise<AnnotationDocumentRow[]> {
+  if (ids.length === 0) return [];
+  return (await db
+    .selectFrom("annotation as a")
+    .leftJoin("annotation_user as u", "u.userid", "a.userid")
+    .selectAll("a")
+    .select(["u.display_name as user_display_name", "u.hidden as user_hidden"])
+    .where(sql<boolean>`a.id = ANY(${[...ids]}::bigint[])`)
+    .execute()) as AnnotationDocumentRow[];
+}
+
+/** The annotation_user row of this user, or undefined. */
+export async function findAnnotationUser(db: Db, userid: string): Promise<AnnotationUserRow | undefined> {
+  return (await db.selectFrom("annotation_user").selectAll().where("userid", "=", userid).executeTakeFirst()) as AnnotationUserRow | undefined;
 }
 
 /** `updated` for a patch: the database clock, set in the statement that bumps the version. */

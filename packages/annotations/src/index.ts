@@ -1,5 +1,5 @@
-/** @tether/annotations — the reference service's domain: table, collection, row type. */
+/** @tether/annotations — the reference service's domain: tables, collection, row types. */
 export * from "./annotation-collection.js";
 export * from "./annotation-migrations.js";
-export type { AnnotationRow } from "./annotation-row.js";
+export type { AnnotationDocumentRow, AnnotationRow, AnnotationUserInsert, AnnotationUserRow, AnnotationUserUpdate } from "./annotation-row.js";
 export * from "./annotation-store.js";

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import pino from "pino";
 import {
   checkConfigSchema,
+  ConnectionSettingError,
   createDb,
   loadConfig,
   type Collection,
@@ -11,7 +12,7 @@ import {
   type Sink,
   type TetherOptions,
 } from "@tether/core";
-import { sinkSetting } from "@tether/service-kit/lite";
+import { createLogger, sinkSetting } from "@tether/service-kit/lite";
 import { UsageError } from "./cli-errors.js";
 import { loadCliEnv } from "./env.js";
 
@@ -42,8 +43,8 @@ export interface CliContextOptions {
 
 /**
  * Opens what a verb needs: the config (`--config`, TETHER_CONFIG or ./tether.config.ts), checked
- * against Postgres, a pool on DATABASE_URL and the config's sink, handed the URL of the engine
- * TETHER_SINK names (ELASTICSEARCH_URL or OPENSEARCH_URL). The pool connects on first use;
+ * against Postgres, a pool on DATABASE_URL and the config's sink, handed the connection variables
+ * of the engine TETHER_SINK names (ELASTICSEARCH_* or OPENSEARCH_*; docs/connecting.md). The pool connects on first use;
  * `close()` releases the pool and the sink. A config error throws `ConfigError`.
  *
  * @example
@@ -55,16 +56,19 @@ export async function openCliContext(opts: CliContextOptions = {}): Promise<CliC
   const loaded = await loadConfig({ path: opts.config ?? env.TETHER_CONFIG });
   if (!env.DATABASE_URL) throw new UsageError("DATABASE_URL is not set");
   const { config } = loaded;
-  const logger = pino({ level: env.LOG_LEVEL, base: { service: "tether-cli" } }, pino.destination(2));
+  // The services' redacting logger: a driver's error quoting a connection string keeps no credential.
+  const logger = createLogger({ service: "tether-cli", level: env.LOG_LEVEL, destination: pino.destination(2) });
   const db = createDb({ connectionString: env.DATABASE_URL, max: 4, applicationName: "tether-cli" });
-  let setting;
+  let sink: Sink;
   try {
-    setting = sinkSetting(env);
+    // The engine's connection variables as every process reads them; the config's factory decides
+    // them with its own options (a bad or contradictory one is a ConnectionSettingError: exit 2).
+    const setting = sinkSetting({ ...env.source, ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, OPENSEARCH_URL: env.OPENSEARCH_URL });
+    sink = config.sink(setting.environment);
   } catch (err) {
     await db.destroy();
-    throw new UsageError((err as Error).message);
+    throw err instanceof ConnectionSettingError ? err : new UsageError((err as Error).message);
   }
-  const sink = config.sink({ url: setting.url, indexPrefix: env.TETHER_INDEX_PREFIX });
   const close = async () => {
     await Promise.allSettled([db.destroy(), sink.close?.()]);
   };

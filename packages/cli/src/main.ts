@@ -9,10 +9,11 @@
  * Every verb loads tether.config.ts (`--config <file>`, else TETHER_CONFIG, else
  * ./tether.config.ts): the collections, the sink and the options.
  * Env: DATABASE_URL (required), TETHER_SINK (elasticsearch, default, or opensearch),
- * ELASTICSEARCH_URL (default http://127.0.0.1:9200) or OPENSEARCH_URL (default http://127.0.0.1:9201),
- * handed with TETHER_INDEX_PREFIX (default "") to the config's sink factory, LOG_LEVEL
- * (diagnostics on stderr, default warn).
- * Exit codes: 0 ok, 1 the verb failed, 2 bad usage or a bad config, 3 `drain --until-empty` left work only an
+ * ELASTICSEARCH_URL (default http://127.0.0.1:9200) or OPENSEARCH_URL (default http://127.0.0.1:9201)
+ * and the engine's other connection variables (docs/connecting.md), handed with
+ * TETHER_INDEX_PREFIX (default "") to the config's sink factory, LOG_LEVEL (diagnostics on
+ * stderr, default warn).
+ * Exit codes: 0 ok, 1 the verb failed, 2 bad usage, a bad config or a bad connection setting, 3 `drain --until-empty` left work only an
  * operator can unblock (parked, paused, failing), 4 `drain --until-empty` hit its --timeout.
  * Under --json a failure is also one JSON document on stdout: `{ "error": { code, message, exitCode } }`.
  *
@@ -54,7 +55,12 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   const env = loadCliEnv();
-  const report = describeCliError(err, { databaseUrl: env.DATABASE_URL, elasticsearchUrl: env.ELASTICSEARCH_URL });
+  const opensearch = env.TETHER_SINK === "opensearch";
+  const report = describeCliError(err, {
+    databaseUrl: env.DATABASE_URL,
+    elasticsearchUrl: opensearch ? env.OPENSEARCH_URL : env.ELASTICSEARCH_URL || (env.source.ELASTICSEARCH_CLOUD_ID ? `cloud id ${env.source.ELASTICSEARCH_CLOUD_ID.split(":")[0]}` : undefined),
+    engine: opensearch ? "OpenSearch" : "Elasticsearch",
+  });
   // Commander has already printed its own usage errors, help and version.
   const fromCommander = (err as { code?: unknown }).code;
   const commanderSpoke = typeof fromCommander === "string" && fromCommander.startsWith("commander.");

@@ -61,6 +61,28 @@ describe("tether adopt and tether capture", () => {
     expect(captured.rows).toEqual([{ priority: 5 }]);
   });
 
+  it("capture enable and status cover the tables the documents embed: each with its triggers, in plain lines and in JSON", async () => {
+    const triggers = ["tether_embed_annotation_author_del", "tether_embed_annotation_author_ins", "tether_embed_annotation_author_upd"];
+    const enabled = await run(["capture", "enable", "annotation"]);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout.split("\n")).toContain(`  embedded table annotation_user (author): enabled (triggers: ${triggers.join(", ")})`);
+    const status = await run(["capture", "status"]);
+    expect(status.stdout.trim().split("\n")).toEqual(["annotation: capture enabled", `  embedded table annotation_user (author): enabled (triggers: ${triggers.join(", ")})`]);
+    const json = JSON.parse((await run(["capture", "status", "annotation", "--json"])).stdout);
+    expect(json).toEqual([expect.objectContaining({ collection: "annotation", enabled: true, embeds: [{ embed: "author", table: "annotation_user", triggers, enabled: true }] })]);
+
+    // An embedded table's trigger gone: the collection's capture is partial, and the line says which table lacks what.
+    await sql`DROP TRIGGER tether_embed_annotation_author_upd ON annotation_user`.execute(ctx.db);
+    const partial = await run(["capture", "status"]);
+    expect(partial.stdout.trim().split("\n")).toEqual([
+      expect.stringMatching(/^annotation: capture partial \(/),
+      "  embedded table annotation_user (author): partial (triggers: tether_embed_annotation_author_del, tether_embed_annotation_author_ins)",
+    ]);
+    const off = await run(["capture", "disable", "annotation", "--json"]);
+    expect(JSON.parse(off.stdout)).toMatchObject({ enabled: false, triggers: [], embeds: [{ embed: "author", table: "annotation_user", triggers: [], enabled: false }] });
+    expect((await run(["capture", "status"])).stdout.trim().split("\n")).toEqual(["annotation: capture disabled", "  embedded table annotation_user (author): disabled"]);
+  });
+
   it("refuses an unknown collection and a bad strategy with exit 2", async () => {
     const unknown = await run(["capture", "enable", "nope"]);
     expect(unknown.code).toBe(2);

@@ -1,7 +1,8 @@
-import type { Kysely, Selectable } from "kysely";
+import type { Kysely } from "kysely";
+import { documentLinkColumns, fanoutJobName, resolveEmbeds, type EmbeddedTable, type EmbedOptions, type EmbedOwner } from "./embedded-table.js";
 import { ENTITY_ID_TYPES, type EntityIdType } from "./entity-id.js";
 import { ValidationError } from "./errors.js";
-import type { TypedCollection, TypedCollectionOptions } from "./typed-collection.js";
+import { sqlIdentifier as ident } from "./sql-identifier.js";
 
 /**
  * A named re-index scope: how an admin filter maps onto the source table.
@@ -57,13 +58,31 @@ export interface CollectionOptions<Row = Record<string, unknown>> {
    * nor enqueues a job. Default: every column counts.
    */
   captureColumns?: readonly string[];
+  /**
+   * The other tables the documents read (see embedded-table.ts): a change to any of them, through
+   * the writer or plain SQL with capture on, re-syncs every document that embeds the changed row.
+   * Needs `load` (which reads them). Default: none.
+   *
+   * @example
+   * embeds: {
+   *   category: { table: "category", on: { id: "category_id" }, columns: ["name"] }, // category.id = product.category_id
+   *   stock: { table: "stock", on: { product_id: "id" }, primaryKey: "product_id", columns: ["quantity"] },
+   * }
+   */
+  embeds?: Readonly<Record<string, EmbedOptions>>;
 }
 
 /**
  * A validated collection with every default filled. `Insert`, `Update` and `DB` are type-level
  * only (see `TypedCollection`): what the writer accepts for it and the database it lives in.
  */
-export interface Collection<Row = Record<string, unknown>, Insert = Record<string, unknown>, Update = Record<string, unknown>, DB = any> {
+export interface Collection<
+  Row = Record<string, unknown>,
+  Insert = Record<string, unknown>,
+  Update = Record<string, unknown>,
+  DB = any,
+  Embeds extends Readonly<Record<string, EmbeddedTable<any, any, any, any>>> = Readonly<Record<string, EmbeddedTable>>,
+> extends EmbedOwner {
   readonly name: string;
   readonly table: string;
   readonly idColumn: string;
@@ -74,8 +93,21 @@ export interface Collection<Row = Record<string, unknown>, Insert = Record<strin
   readonly jobName: string;
   readonly mappings: Record<string, unknown> | undefined;
   readonly reindexScopes: Readonly<Record<string, ReindexScope>>;
-  /** Columns the document uses, when declared; undefined means every column counts. */
+  /**
+   * Columns the document uses, when declared (with the columns its embeds' links meet, such as a
+   * product's category_id); undefined means every column counts.
+   */
   readonly captureColumns: readonly string[] | undefined;
+  /** The other tables the documents read, by name (`products.embeds.category`); empty when none. */
+  readonly embeds: Embeds;
+  /** Job name of the collection's fan-out jobs (`fanout_<name>`), or undefined when no embed fans out. */
+  readonly fanoutJobName: string | undefined;
+  /**
+   * The embed of that name; throws a ValidationError naming the ones declared when there is none.
+   * @example
+   * await writer.updateWithJob(db, products.embed("category"), categoryId, { name: "Footwear" });
+   */
+  embed(name: string): EmbeddedTable;
   toDocument(row: Row): Record<string, unknown>;
   /** The batch loader of the rows `toDocument` receives, when the collection declares one. */
   readonly load: ((db: Kysely<any>, ids: readonly string[]) => Promise<readonly Row[]>) | undefined;
@@ -85,75 +117,13 @@ export interface Collection<Row = Record<string, unknown>, Insert = Record<strin
   readonly types?: { insert: Insert; update: Update; db: DB };
 }
 
-const IDENT = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
-
-function ident(field: string, value: string): string {
-  if (!IDENT.test(value)) throw new ValidationError(field, `"${value}" is not a plain lower-case SQL identifier`);
-  return value;
-}
-
 function checkCaptureColumns(columns: readonly string[]): readonly string[] {
   if (!Array.isArray(columns) || columns.length === 0) throw new ValidationError("collection.captureColumns", "must be a non-empty array of column names");
-  return Object.freeze(columns.map((c, i) => ident(`collection.captureColumns[${i}]`, c)));
+  return columns.map((c, i) => ident(`collection.captureColumns[${i}]`, c));
 }
 
-/**
- * Declares a synced entity type once; hand the result to both the write path and the drainer.
- *
- * Typed over your Kysely database interface (table and column names checked by the compiler,
- * the writer's values `Insertable`, rows `Selectable`):
- *
- * @example
- * interface DB { product: { id: Generated<string>; name: string; version: Generated<string> } }
- * const products = defineCollection<DB>()({
- *   table: "product", id: "id", version: "version", index: "products",
- *   toDocument: (row) => ({ name: row.name }),
- * });
- *
- * A document assembled from a join: `load` reads a batch of rows in one query, and
- * `toDocument` receives what it returns.
- *
- * @example
- * const products = defineCollection<DB>()({
- *   table: "product", id: "id", version: "version", index: "products",
- *   load: (db, ids) => loadProductsWithCategory(db, ids), // one JOIN per batch
- *   toDocument: (row) => ({ name: row.name, category: row.category_name }),
- * });
- *
- * Or over a row type only, with column names as plain strings:
- *
- * @example
- * const annotations = defineCollection<AnnotationRow>({
- *   name: "annotation", table: "annotation", index: "annotations", deletedColumn: "deleted_at",
- *   toDocument: (r) => ({ user: r.userid, group: r.groupid, uri: r.target_uri, text: r.text }),
- *   reindexScopes: { user: { kind: "equals", column: "userid" }, ids: { kind: "ids" } },
- * });
- */
-export function defineCollection<DB>(): <T extends keyof DB & string, R extends Selectable<DB[T]> = Selectable<DB[T]>>(
-  opts: TypedCollectionOptions<DB, T, R>,
-) => TypedCollection<DB, T, R>;
-export function defineCollection<Row = Record<string, unknown>>(opts: CollectionOptions<Row>): Collection<Row>;
-export function defineCollection(opts?: CollectionOptions<any>): unknown {
-  if (opts === undefined) {
-    return (typed: TypedCollectionOptions<any, string>) =>
-      buildCollection({
-        name: typed.name ?? typed.table.slice(typed.table.lastIndexOf(".") + 1),
-        table: typed.table,
-        idColumn: typed.id,
-        versionColumn: typed.version,
-        ...(typed.deleted !== undefined ? { deletedColumn: typed.deleted } : {}),
-        index: typed.index,
-        toDocument: typed.toDocument,
-        ...(typed.load !== undefined ? { load: typed.load } : {}),
-        ...(typed.mappings !== undefined ? { mappings: typed.mappings } : {}),
-        ...(typed.jobName !== undefined ? { jobName: typed.jobName } : {}),
-        ...(typed.reindexScopes !== undefined ? { reindexScopes: typed.reindexScopes } : {}),
-      });
-  }
-  return buildCollection(opts);
-}
-
-function buildCollection<Row>(opts: CollectionOptions<Row>): Collection<Row> {
+/** Validates a declaration and fills its defaults (`defineCollection` is the public way in). */
+export function buildCollection<Row>(opts: CollectionOptions<Row>): Collection<Row> {
   if (!opts.name || !/^[a-z][a-z0-9_]*$/.test(opts.name)) throw new ValidationError("collection.name", "must match /^[a-z][a-z0-9_]*$/");
   if (!opts.index || !/^[a-z0-9][a-z0-9_.-]*$/.test(opts.index)) throw new ValidationError("collection.index", "must be a lower-case index name");
   if (typeof opts.toDocument !== "function") throw new ValidationError("collection.toDocument", "must be a function");
@@ -166,19 +136,29 @@ function buildCollection<Row>(opts: CollectionOptions<Row>): Collection<Row> {
     if (scope.kind !== "ids") ident(`collection.reindexScopes.${key}.column`, scope.column);
     scopes[key] = scope;
   }
-  const captureColumns = opts.captureColumns === undefined ? undefined : checkCaptureColumns(opts.captureColumns);
-  return {
+  const table = ident("collection.table", opts.table);
+  const idColumn = ident("collection.idColumn", opts.idColumn ?? "id");
+  const jobName = opts.jobName ?? `sync_${opts.name}`;
+  if (jobName.startsWith("fanout_")) throw new ValidationError("collection.jobName", 'job names starting with "fanout_" are reserved for fan-out jobs');
+  const collection = {
     name: opts.name,
-    table: ident("collection.table", opts.table),
-    idColumn: ident("collection.idColumn", opts.idColumn ?? "id"),
+    table,
+    idColumn,
     idType: opts.idType,
     versionColumn: ident("collection.versionColumn", opts.versionColumn ?? "version"),
     deletedColumn,
     index: opts.index,
-    jobName: opts.jobName ?? `sync_${opts.name}`,
+    jobName,
     mappings: opts.mappings,
     reindexScopes: scopes,
-    captureColumns,
+    captureColumns: undefined as readonly string[] | undefined,
+    embeds: {} as Readonly<Record<string, EmbeddedTable>>,
+    fanoutJobName: undefined as string | undefined,
+    embed(name: string): EmbeddedTable {
+      const e = collection.embeds[name];
+      if (!e) throw new ValidationError("embed", `collection "${opts.name}" embeds no table named "${name}" (embeds: ${Object.keys(collection.embeds).join(", ") || "none"})`);
+      return e;
+    },
     toDocument: opts.toDocument,
     load: opts.load,
     isDeleted(row: Row): boolean {
@@ -187,4 +167,15 @@ function buildCollection<Row>(opts: CollectionOptions<Row>): Collection<Row> {
       return v !== null && v !== undefined && v !== false;
     },
   };
+  // Each embed refers back to its collection: resolved once the collection exists.
+  const embeds = resolveEmbeds(collection, opts.embeds);
+  if (Object.keys(embeds).length > 0 && opts.load === undefined) {
+    throw new ValidationError("collection.load", "a collection with embeds needs a load that reads them (one query per batch of ids): toDocument only sees what load returns");
+  }
+  collection.embeds = embeds;
+  collection.fanoutJobName = Object.values(embeds).some((e) => !e.direct) ? fanoutJobName(opts.name) : undefined;
+  // The document's own link columns (a product's category_id) are part of its document.
+  collection.captureColumns =
+    opts.captureColumns === undefined ? undefined : Object.freeze([...new Set([...checkCaptureColumns(opts.captureColumns), ...documentLinkColumns(embeds)])]);
+  return collection;
 }

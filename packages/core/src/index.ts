@@ -22,14 +22,32 @@
  * @module @tether/core
  */
 // Collections: declare a synced table once.
-export { defineCollection, type Collection, type CollectionOptions, type ReindexScope } from "./collection.js";
-export type { ColumnOf, TypedCollection, TypedCollectionOptions, TypedReindexScope } from "./typed-collection.js";
+export type { Collection, CollectionOptions, ReindexScope } from "./collection.js";
+export { defineCollection } from "./define-collection.js";
+export type { ColumnOf, TypedCollection, TypedCollectionOptions, TypedEmbed, TypedEmbeds, TypedReindexScope } from "./typed-collection.js";
+export { embedJobTag, fanoutJobName, type EmbeddedTable, type EmbedOptions, type EmbedOwner } from "./embedded-table.js";
+export { embedChangeEffect, touchedLinks, type EmbedChange, type EmbedChangeOp, type EmbedEffect } from "./fan-out-rule.js";
 
 // One config for every process.
 export {
   checkConfigSchema,
   ConfigError,
+  ConnectionSettingError,
+  BULK_MAX_BYTES_VARIABLE,
+  connectionVariables,
+  DEFAULT_MAX_BULK_BYTES,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  describeConnection,
+  readConnectionFiles,
+  resolveConnection,
+  type ConnectionAuth,
+  type ConnectionEnvironment,
+  type ConnectionField,
+  type ConnectionFiles,
+  type ConnectionOptions,
+  type ResolvedConnection,
   type CheckConfigSchemaOptions,
+  type ConfigWarning,
   type PendingAdoption,
   DEFAULT_CONFIG_FILES,
   defineConfig,
@@ -54,6 +72,7 @@ export type { Migration, MigrationSet } from "./migrations/migration.js";
 
 // The write path.
 export { createWriter, type Writer, type WriterOptions, type WriteCallOptions, type WriteResult } from "./write/write-path.js";
+export type { EmbedWriteResult } from "./write/embed-writes.js";
 export type { DirectSyncOutcome, EntityChange } from "./write/direct-sync.js";
 export { nextVersion, raiseVersionFloor } from "./store/version-store.js";
 export { CircuitBreaker, type BreakerSnapshot, type BreakerState, type CircuitBreakerOptions } from "./write/circuit-breaker.js";
@@ -62,15 +81,16 @@ export { CircuitBreaker, type BreakerSnapshot, type BreakerState, type CircuitBr
 export { Drainer, type DrainerEvents, type DrainerOptions, type DrainResult } from "./drain/drainer.js";
 export type { WriteFirstMode } from "./drain/write-first.js";
 export type { DrainCounts } from "./drain/drain-batch.js";
+export type { FanoutCounts } from "./drain/fan-out-pass.js";
 
 // Re-index, verify, alerts, queue figures, maintenance.
 export { enqueueReindex, type ReindexRequest, type ReindexResult } from "./write/reindex.js";
-export { hasIntegerIds, verifyCollection, type VerifyOptions, type VerifyProgress, type VerifyReport } from "./verify/verify-collection.js";
+export { hasIntegerIds, verifyCollection, VerifyNeedsRebuildError, type VerifyOptions, type VerifyProgress, type VerifyReport, type VerifyWindow } from "./verify/verify-collection.js";
 export { canonicalEntityId, MAX_ID_BYTES, type EntityIdType } from "./entity-id.js";
 export { deepVerifyCollection, type DeepDriftKind, type DeepVerifyOptions, type DeepVerifyReport } from "./verify/deep-verify.js";
 export { DRIFT_KINDS, type DriftKind } from "./verify/verification-matrix.js";
 export { evaluateAlerts, type AlertName, type AlertStatus, type AlertThresholds, type AlertsReport } from "./ops/alerts.js";
-export { queueStats, type DeadCounts, type GroupCounts, type QueueCounts, type QueueStats, type QueueStatsOptions } from "./ops/queue-read-model.js";
+export { queueStats, type DeadCounts, type FanoutInProgress, type GroupCounts, type QueueCounts, type QueueStats, type QueueStatsOptions } from "./ops/queue-read-model.js";
 export { describeIndexReport, indexReadiness, type IndexReadinessOptions, type IndexReport, type IndexState } from "./ops/index-readiness.js";
 export { runMaintenance, type MaintenanceOptions, type MaintenanceResult } from "./ops/maintenance.js";
 export { rebuildIndex, type RebuildOptions, type RebuildPhase, type RebuildProgress, type RebuildResult, type RebuildState } from "./rebuild/rebuild-index.js";
@@ -80,6 +100,7 @@ export { DEFAULT_TOMBSTONE_RETENTION_MS, purgeTombstones, type CollectionPurgeRe
 // The sink contract, for adapters.
 export type { BucketRange, BucketSummary, DownstreamState, IndexCheck, IndexLayout, MappingProblem, Sink, SinkCallOptions, SinkItemResult, SinkItemStatus, SinkOperation, ScannedDocument, TombstonePurgeResult } from "./sink.js";
 export { entityHash } from "./verify/entity-hash.js";
+export { entityKey } from "./verify/entity-key.js";
 export { contentHash } from "./verify/content-hash.js";
 
 // Errors: each has a stable `code`.

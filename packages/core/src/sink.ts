@@ -141,9 +141,9 @@ export interface Sink {
   fetchVersions?(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, number>>;
   /** One bulk write; one result per operation, in order. Throws RetryableSinkError when unreachable. */
   write(index: string, ops: readonly SinkOperation[], opts?: SinkCallOptions): Promise<SinkItemResult[]>;
-  /** Count and hash sum of live documents per id bucket (numeric ids only). */
+  /** Count and hash sum of live documents per bucket of keys (`entityKey` of their ids). */
   summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]>;
-  /** Every document state with an id in [from, to). */
+  /** Every document state whose key (`entityKey` of its id) is in [from, to). */
   listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>>;
   /**
    * Optional: makes recent writes visible to `summarize` and `listStates`, for sinks whose
@@ -158,13 +158,20 @@ export interface Sink {
    */
   purgeTombstones?(index: string, opts: { before: number; dryRun?: boolean }, call?: SinkCallOptions): Promise<TombstonePurgeResult>;
   /**
-   * Optional: every document of the index (or of `ids`) with its body, page by page, from one
-   * consistent snapshot of the index. `tether verify --deep` compares each with the document
-   * rebuilt from its row.
+   * Optional: every document of the index (or of `ids`, or those whose bucket key lies in
+   * `range`, tombstones included) with its body, page by page, from one consistent snapshot of
+   * the index. `tether verify --deep` compares each with the document rebuilt from its row; a
+   * scheduled deep run reads one key range per window, so it can resume after the last one.
    */
-  scanDocuments?(index: string, opts: { pageSize?: number; ids?: readonly string[] }, call?: SinkCallOptions): AsyncIterable<ScannedDocument[]>;
+  scanDocuments?(index: string, opts: { pageSize?: number; ids?: readonly string[]; range?: BucketRange }, call?: SinkCallOptions): AsyncIterable<ScannedDocument[]>;
   /** Optional: how many documents of the index carry no tether metadata (orphans). */
   countOrphans?(index: string, call?: SinkCallOptions): Promise<number>;
+  /**
+   * Optional: how many of tether's documents carry no bucket key (`entityKey`), written before
+   * uuid and text ids had one. The bucketed verify of such a collection waits for `tether
+   * rebuild`, which writes every document again with its key.
+   */
+  countUnkeyed?(index: string, call?: SinkCallOptions): Promise<number>;
   /**
    * Optional, with `swapAlias` and `deleteIndex`: what zero-downtime rebuilds (`rebuildIndex`)
    * need. What `index` is downstream (see `IndexLayout`).

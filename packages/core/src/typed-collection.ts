@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable, Updateable } from "kysely";
 import type { Collection } from "./collection.js";
+import type { EmbeddedTable } from "./embedded-table.js";
 
 /** A column of table `T` in the application's Kysely database interface `DB`. */
 export type ColumnOf<DB, T extends keyof DB> = keyof DB[T] & string;
@@ -11,15 +12,53 @@ export type TypedReindexScope<C extends string> =
   | { kind: "ids"; description?: string };
 
 /**
+ * One embedded table declared against `DB`: the table must exist in `DB`, and the columns named
+ * on its side (its link column, primary key, read columns) must be columns of it. The child's
+ * column of the link is checked against the schema by `tether migrate` and `tether status`.
+ */
+export type TypedEmbed<DB> = {
+  [E in keyof DB & string]: {
+    /** The other table, a key of `DB`. */
+    table: E;
+    /** `{ <column of this table>: <column of its child> }`, exactly one entry. */
+    on: Partial<Record<ColumnOf<DB, E>, string>>;
+    /** The embed this table is reached through. Default: the document's table. */
+    through?: string;
+    /** This table's primary key. Default "id". */
+    primaryKey?: ColumnOf<DB, E>;
+    /** The columns documents read. Default: every column counts. */
+    columns?: readonly ColumnOf<DB, E>[];
+    /** Priority of the jobs a change enqueues. Default 10. */
+    priority?: number;
+    /** Delay before a fan-out job is due. Default 0. */
+    delayMs?: number;
+    /** Names the work in job tags (`fanout:<tag>.<op>`). Default: the embed's name. */
+    tag?: string;
+  };
+}[keyof DB & string];
+
+/** The resolved embeds of a typed collection, each typed over its own table. */
+export type TypedEmbeds<DB, D extends Record<string, TypedEmbed<DB>>> = {
+  readonly [K in keyof D]: D[K] extends { table: infer E extends keyof DB & string }
+    ? EmbeddedTable<Selectable<DB[E]>, Insertable<DB[E]>, Updateable<DB[E]>, DB>
+    : EmbeddedTable;
+};
+
+/**
  * A collection declared against the application's Kysely `DB` interface: the table, and every
  * column named here, must exist in `DB`, and `toDocument` receives the table's `Selectable` row.
  */
-export interface TypedCollectionOptions<DB, T extends keyof DB & string, R extends Selectable<DB[T]> = Selectable<DB[T]>> {
+export interface TypedCollectionOptions<
+  DB,
+  T extends keyof DB & string,
+  R extends Selectable<DB[T]> = Selectable<DB[T]>,
+  D extends Record<string, TypedEmbed<DB>> = Record<never, never>,
+> {
   /** The source table, a key of `DB`. */
   table: T;
   /** Logical name (job name `sync_<name>`, lanes, metrics). Default: the table without its schema. */
   name?: string;
-  /** Primary key column. Anti-entropy (verify) needs integer ids. */
+  /** Primary key column. */
   id: ColumnOf<DB, T>;
   /** Monotonic version column, bumped in every writing transaction. */
   version: ColumnOf<DB, T>;
@@ -40,11 +79,24 @@ export interface TypedCollectionOptions<DB, T extends keyof DB & string, R exten
   jobName?: string;
   /** Named admin re-index scopes over the table's columns. */
   reindexScopes?: Record<string, TypedReindexScope<ColumnOf<DB, T>>>;
+  /** Columns `toDocument` reads of the table itself, for the capture trigger. Default: every column counts. */
+  captureColumns?: readonly ColumnOf<DB, T>[];
+  /**
+   * The other tables the documents read (they need `load`): a change to one re-syncs every
+   * document that embeds the changed row. See `EmbedOptions`.
+   */
+  embeds?: D;
 }
 
 /**
  * A collection typed over table `T` of `DB`: the writer takes `Insertable<DB[T]>` values and
  * `Updateable<DB[T]>` patches, returns `Selectable<DB[T]>` rows (or what the collection's
- * `load` returns), and `writeWithJobs` hands its callback a `Transaction<DB>`.
+ * `load` returns), and `writeWithJobs` hands its callback a `Transaction<DB>`. Its embeds are
+ * typed over their own tables.
  */
-export type TypedCollection<DB, T extends keyof DB & string, R extends Selectable<DB[T]> = Selectable<DB[T]>> = Collection<R, Insertable<DB[T]>, Updateable<DB[T]>, DB>;
+export type TypedCollection<
+  DB,
+  T extends keyof DB & string,
+  R extends Selectable<DB[T]> = Selectable<DB[T]>,
+  D extends Record<string, TypedEmbed<DB>> = Record<never, never>,
+> = Collection<R, Insertable<DB[T]>, Updateable<DB[T]>, DB, TypedEmbeds<DB, D>>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NotFoundError, resolveLaneName, UnknownLaneError, ValidationError } from "../src/internal.js";
+import { configuredLanes, NotFoundError, resolveLaneName, UnknownLaneError, ValidationError } from "../src/internal.js";
 
 const collections = [
   { name: "annotation", jobName: "sync_annotation" },
@@ -31,5 +31,24 @@ describe("resolveLaneName, the one lane rule of `tether pause` and the console",
     expect(resolveLaneName(collections, "sync_other_app", { force: true })).toBe("sync_other_app");
     expect(() => resolveLaneName(collections, "   ", { force: true })).toThrow(ValidationError);
     expect(() => resolveLaneName(collections, "x".repeat(201), { force: true })).toThrow(ValidationError);
+  });
+});
+
+describe("a collection's fan-out lane", () => {
+  const withFanout = [...collections, { name: "product", jobName: "sync_product", fanoutJobName: "fanout_product" }];
+
+  it("is listed beside its sync lane, and resolves by its job name (the collection name stays the sync lane)", () => {
+    expect(configuredLanes(withFanout).filter((l) => l.collection === "product")).toEqual([
+      { name: "sync_product", collection: "product", kind: "sync" },
+      { name: "fanout_product", collection: "product", kind: "fanout" },
+    ]);
+    expect(resolveLaneName(withFanout, "fanout_product")).toBe("fanout_product");
+    expect(resolveLaneName(withFanout, "product")).toBe("sync_product");
+  });
+
+  it("exists only for a collection with fan-out embeds: another collection's is refused, and the error lists the fan-out lanes there are", () => {
+    expect(() => resolveLaneName(withFanout, "fanout_annotation")).toThrow(
+      'unknown lane "fanout_annotation"; configured: sync_annotation (annotation), sync_widget (widget), sync_product (product), fanout_product (product fan-out)',
+    );
   });
 });

@@ -185,6 +185,20 @@ describe("the verification matrix", () => {
     });
   });
 
+  it("never confirms a live row with an embedded change pending: bumps past the row and the document, whatever the downstream holds; a deleted row is unaffected", () => {
+    for (const cell of DOWNSTREAM_CELLS) {
+      const ds = downstreamIn(cell);
+      for (const force of [false, true]) {
+        const input = { collection: c, id: "1", row: live(V), downstream: ds, force, embedPending: true };
+        expect(confirmsAsIs(input)).toBe(false);
+        const above = Math.max(V, ds?.version ?? 0) + 1;
+        expect(planEntity(input)).toMatchObject({ action: "write", bumpVersionTo: above, op: { kind: "index", version: above } });
+      }
+      const deleted = { collection: c, id: "1", row: dead(V), downstream: ds, force: false, deleteVersion: 7 };
+      expect(planEntity({ ...deleted, embedPending: true })).toEqual(planEntity(deleted));
+    }
+  });
+
   it("bumps past a delete marker that refused a write and left nothing readable", () => {
     const op = { kind: "index" as const, id: "1", version: V, document: { t: "x" } };
     expect(readBackVerdict(c, live(V), op, undefined, 12)).toMatchObject({ confirmed: false, bumpVersionTo: 13 });

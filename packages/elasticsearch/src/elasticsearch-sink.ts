@@ -34,8 +34,9 @@ export class ElasticsearchSink extends EngineSink {
     return (res.docs ?? []) as MgetDoc[];
   }
 
-  protected async bulkItems(lines: unknown[], r: EngineRequest, opts: { requireAlias?: boolean } = {}): Promise<Record<string, unknown>[]> {
-    const res = await this.client.bulk({ operations: lines, refresh: this.refreshOnWrite, filter_path: ANSWER_FILTERS.bulk, ...(opts.requireAlias ? { require_alias: true } : {}) }, this.transport(r));
+  protected async bulkItems(body: string, r: EngineRequest, opts: { requireAlias?: boolean } = {}): Promise<Record<string, unknown>[]> {
+    // A string body is sent as it is: the sink serialized (and measured) it once.
+    const res = await this.client.bulk({ operations: body as never, refresh: this.refreshOnWrite, filter_path: ANSWER_FILTERS.bulk, ...(opts.requireAlias ? { require_alias: true } : {}) }, this.transport(r));
     return (res.items ?? []) as Record<string, unknown>[];
   }
 

@@ -1,7 +1,7 @@
 import type { Client } from "@opensearch-project/opensearch";
 import type { TransportRequestOptions, TransportRequestPromise } from "@opensearch-project/opensearch/lib/Transport.js";
 import { openSearchModule } from "./opensearch-module.js";
-import { ANSWER_FILTERS, EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
+import { ANSWER_FILTERS, describePermissionDenied, EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
 
 export interface OpenSearchSinkOptions extends EngineSinkOptions {
   /** A configured client, or a node URL to build one (no client-side retries: the sink retries). */
@@ -24,6 +24,8 @@ function describe(err: unknown): string {
   const { errors } = openSearchModule();
   if (err instanceof errors.ResponseError) {
     const e = (err.body as { error?: { type?: string; reason?: string } } | undefined)?.error;
+    const denied = err.statusCode === 403 ? describePermissionDenied(e?.reason) : undefined;
+    if (denied) return `HTTP 403 ${denied}`;
     return `HTTP ${err.statusCode}${e?.type ? ` ${e.type}` : ""}${e?.reason ? `: ${e.reason}` : ""}`;
   }
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
@@ -78,8 +80,9 @@ export class OpenSearchSink extends EngineSink {
     return (body.docs ?? []) as MgetDoc[];
   }
 
-  protected async bulkItems(lines: unknown[], r: EngineRequest, opts: { requireAlias?: boolean } = {}): Promise<Record<string, unknown>[]> {
-    const body = await this.send(r, (o) => this.client.bulk({ body: lines as never, refresh: this.refreshOnWrite, filter_path: ANSWER_FILTERS.bulk, ...(opts.requireAlias ? { require_alias: true } : {}) }, o));
+  protected async bulkItems(ndjson: string, r: EngineRequest, opts: { requireAlias?: boolean } = {}): Promise<Record<string, unknown>[]> {
+    // A string body is sent as it is: the sink serialized (and measured) it once.
+    const body = await this.send(r, (o) => this.client.bulk({ body: ndjson as never, refresh: this.refreshOnWrite, filter_path: ANSWER_FILTERS.bulk, ...(opts.requireAlias ? { require_alias: true } : {}) }, o));
     return (body.items ?? []) as unknown as Record<string, unknown>[];
   }
 

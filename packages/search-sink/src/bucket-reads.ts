@@ -14,7 +14,7 @@ const KEY = `${META_FIELD}.key`;
  * rounded) and the upper one inclusive, since `to` may be 2^63, past a long. `after` narrows
  * the lower bound to the keys past a page already read.
  */
-function keyRange(range: BucketRange, after?: bigint): Record<string, unknown> {
+export function keyRange(range: BucketRange, after?: bigint): Record<string, unknown> {
   const lower = after === undefined ? { gte: String(range.from) } : { gt: String(after) };
   return { range: { [KEY]: { ...lower, lte: String(range.to - 1n) } } };
 }
@@ -26,18 +26,31 @@ function hitKey(h: { _source?: unknown }): bigint {
   return BigInt(String((h._source as { tether?: { key?: number | string } } | undefined)?.tether?.key));
 }
 
+/** The smallest range holding every bucket. */
+function spanOf(buckets: readonly BucketRange[]): BucketRange {
+  let { from, to } = buckets[0]!;
+  for (const b of buckets) {
+    if (b.from < from) from = b.from;
+    if (b.to > to) to = b.to;
+  }
+  return { from, to };
+}
+
 /**
  * Count, hash sum and version sum of live documents per id bucket: one aggregation, plus (when
  * the engine cannot aggregate `_version`) a scan of ids and versions for the version sums.
  * Buckets are `filters` of range queries, not a `range` aggregation: that one compares in
- * doubles, which cannot tell 2^53 from 2^53 + 1.
+ * doubles, which cannot tell 2^53 from 2^53 + 1. The query itself is limited to the buckets'
+ * span: the engine evaluates the filters on every document the query matches, so without it
+ * each window of buckets would read the whole index, and a verify would grow with the square
+ * of the collection.
  */
 export async function summarizeBuckets(search: SearchCall, buckets: readonly BucketRange[], aggregatesVersions: boolean): Promise<BucketSummary[]> {
   if (buckets.length === 0) return [];
   const res = await search({
     size: 0,
     track_total_hits: false,
-    query: { bool: { filter: [live] } },
+    query: { bool: { filter: [live, keyRange(spanOf(buckets))] } },
     aggs: {
       b: {
         filters: { filters: buckets.map((b) => keyRange(b)) },

@@ -21,3 +21,34 @@ export function bulkLines(op: SinkOperation, target: string): unknown[] {
       return [{ delete: { _index: target, _id: op.id, version: op.version, version_type: "external" } }];
   }
 }
+
+/** Lines as one `_bulk` body: NDJSON, each line ending in a newline. */
+export function ndjson(lines: readonly unknown[]): string {
+  let out = "";
+  for (const line of lines) out += `${JSON.stringify(line)}\n`;
+  return out;
+}
+
+/**
+ * Splits bodies of known sizes into consecutive runs of at most `maxBytes` each, in order, as
+ * `[start, end)` ranges. A body larger than `maxBytes` alone goes alone: the engine decides
+ * (a 413 parks that one item, not its neighbours).
+ *
+ * @example
+ * splitBySize([4, 4, 4], 8); // [[0, 2], [2, 3]]
+ */
+export function splitBySize(sizes: readonly number[], maxBytes: number): [number, number][] {
+  const runs: [number, number][] = [];
+  let start = 0;
+  let bytes = 0;
+  sizes.forEach((size, i) => {
+    if (i > start && bytes + size > maxBytes) {
+      runs.push([start, i]);
+      start = i;
+      bytes = 0;
+    }
+    bytes += size;
+  });
+  if (sizes.length > start) runs.push([start, sizes.length]);
+  return runs;
+}

@@ -1,4 +1,5 @@
 import type { SinkItemResult, SinkOperation } from "@tether/core";
+import { describePermissionDenied } from "./permission-denied.js";
 
 /** One item of a `_bulk` answer, under its action key (`{ index: {...} }`). */
 export type BulkItem = { _id?: string | null; status: number; error?: { type?: string; reason?: string | null } | null; result?: string };
@@ -32,7 +33,8 @@ export function bulkItemResults(ops: readonly SinkOperation[], items: readonly R
       const current = /current version \[(\d+)\]/.exec(r.error?.reason ?? "")?.[1];
       return { id: op.id, status: "conflict", ...(current ? { currentVersion: Number(current) } : {}) };
     }
-    const error = `HTTP ${r.status} ${r.error?.type ?? ""}: ${r.error?.reason ?? ""}`.trim();
+    const denied = r.status === 403 ? describePermissionDenied(r.error?.reason) : undefined;
+    const error = denied ? `HTTP 403 ${denied}` : `HTTP ${r.status} ${r.error?.type ?? ""}: ${r.error?.reason ?? ""}`.trim();
     return isPermanentItemStatus(r.status, r.error?.type ?? undefined) ? { id: op.id, status: "permanent", error } : { id: op.id, status: "retryable", error };
   });
 }

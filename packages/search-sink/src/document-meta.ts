@@ -1,4 +1,4 @@
-import { entityHash } from "@tether/core";
+import { entityHash, entityKey } from "@tether/core";
 
 /** Field under which tether stores its metadata in every document. */
 export const META_FIELD = "tether";
@@ -20,23 +20,19 @@ export interface DocumentMeta {
   hash: number;
   deleted: boolean;
   /**
-   * The id as the engine's `long`, for id-range buckets: a number while it is a safe integer,
-   * a decimal string past 2^53 (the engine parses it exactly; a JSON number would be rounded).
-   * Absent for ids that are not integers a long can hold.
+   * The id's bucket key (`entityKey`: an integer id itself, any other id a 60-bit hash of it) as
+   * the engine's `long`, for anti-entropy buckets: a number while it is a safe integer, a
+   * decimal string past 2^53 (the engine parses it exactly; a JSON number would be rounded).
+   * Absent from documents written before uuid and text ids had one (`tether rebuild` adds it).
    */
   key?: number | string;
   /** Tombstones: when it was written (epoch ms); the retention purge removes it after that. */
   deleted_at?: number;
 }
 
-const LONG_MIN = -(2n ** 63n);
-const LONG_MAX = 2n ** 63n - 1n;
-
 /** The `key` of an id: see `DocumentMeta.key`. */
-function documentKey(id: string): number | string | undefined {
-  if (!/^-?\d+$/.test(id)) return undefined;
-  const n = BigInt(id);
-  if (n < LONG_MIN || n > LONG_MAX) return undefined;
+function documentKey(id: string): number | string {
+  const n = entityKey(id);
   return Number.isSafeInteger(Number(n)) ? Number(n) : String(n);
 }
 
@@ -46,7 +42,7 @@ export function documentMeta(id: string, version: number, deleted: boolean, now:
     version,
     hash: entityHash(id, version),
     deleted,
-    ...(key === undefined ? {} : { key }),
+    key,
     ...(deleted ? { deleted_at: now } : {}),
   };
 }

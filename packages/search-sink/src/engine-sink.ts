@@ -1,7 +1,5 @@
-import pRetry, { AbortError } from "p-retry";
 import {
   PermanentSinkError,
-  RetryableSinkError,
   type BucketRange,
   type BucketSummary,
   type DownstreamState,
@@ -13,32 +11,21 @@ import {
   type ScannedDocument,
   type SinkOperation,
   type TombstonePurgeResult,
+  DEFAULT_MAX_BULK_BYTES,
 } from "@tether/core";
 import { bulkItemResults } from "./bulk-item-results.js";
-import { bulkLines } from "./bulk-body.js";
+import { callEngine, type EngineFailure, type EngineRequest } from "./engine-call.js";
+import { bulkLines, ndjson, splitBySize } from "./bulk-body.js";
 import { META_FIELD, META_MAPPING } from "./document-meta.js";
 import type { MgetDoc, SearchAnswer } from "./engine-answers.js";
 import * as aliases from "./index-aliases.js";
 import * as lifecycle from "./index-lifecycle.js";
-import { listBucketStates, summarizeBuckets } from "./bucket-reads.js";
+import { keyRange, listBucketStates, summarizeBuckets } from "./bucket-reads.js";
 import { purgeTombstonesOf } from "./purge-tombstones.js";
+import { scanPages } from "./scan-pages.js";
+import { sourceOf, statesOf, versionsOf } from "./mget-reads.js";
 
-/** What one request to the engine carries: the caller's signal and a timeout. */
-export interface EngineRequest {
-  signal?: AbortSignal;
-  timeoutMs: number;
-}
-
-/** How a client error reads: whether another attempt may succeed, and what to log. */
-export interface EngineFailure {
-  kind: "aborted" | "retryable" | "permanent";
-  /** HTTP status of the whole request, when the engine answered. */
-  status?: number;
-  /** The engine's error type, e.g. `resource_already_exists_exception`. */
-  type?: string;
-  description: string;
-}
-
+export type { EngineFailure, EngineRequest } from "./engine-call.js";
 export type { MgetDoc, SearchAnswer } from "./engine-answers.js";
 
 export interface EngineSinkOptions {
@@ -52,6 +39,12 @@ export interface EngineSinkOptions {
   refresh?: boolean;
   /** Replicas per shard of the indices `ensureIndex` creates (1 on a cluster). Default 0. */
   replicas?: number;
+  /**
+   * Largest `_bulk` body sent, in bytes: a write whose documents add up to more is split into
+   * several requests before sending, so a batch of large documents never waits on a 413 (many
+   * OpenSearch Service instance types refuse bodies over 10 MiB). Default 5 MiB.
+   */
+  maxBulkBytes?: number;
 }
 
 const LIST_PAGE = 5_000;
@@ -69,6 +62,7 @@ export abstract class EngineSink implements Sink {
   private readonly retries: number;
   protected readonly refreshOnWrite: boolean;
   private readonly replicas: number;
+  private readonly maxBulkBytes: number;
   /**
    * Whether the engine can aggregate `_version` (Elasticsearch can; OpenSearch has no fielddata
    * for it). Without it `summarize` sums the versions from a scan of ids and versions instead:
@@ -82,15 +76,17 @@ export abstract class EngineSink implements Sink {
     this.retries = opts.retries ?? 2;
     this.refreshOnWrite = opts.refresh ?? false;
     this.replicas = opts.replicas ?? 0;
+    this.maxBulkBytes = opts.maxBulkBytes ?? DEFAULT_MAX_BULK_BYTES;
   }
 
   /** Realtime `_mget`; an empty `sourceIncludes` asks for no source at all (`_source: false`). */
   protected abstract mgetDocs(index: string, ids: string[], sourceIncludes: string[], r: EngineRequest): Promise<MgetDoc[]>;
   /**
-   * Sends `_bulk` lines; resolves with the answer's `items`. `requireAlias` sends `require_alias`:
-   * the engine refuses an item whose index name is not an alias instead of creating an index.
+   * Sends one `_bulk` body (NDJSON, serialized once by the sink, which measured it); resolves
+   * with the answer's `items`. `requireAlias` sends `require_alias`: the engine refuses an item
+   * whose index name is not an alias instead of creating an index.
    */
-  protected abstract bulkItems(lines: unknown[], r: EngineRequest, opts?: { requireAlias?: boolean }): Promise<Record<string, unknown>[]>;
+  protected abstract bulkItems(body: string, r: EngineRequest, opts?: { requireAlias?: boolean }): Promise<Record<string, unknown>[]>;
   protected abstract searchBody(index: string, body: Record<string, unknown>, r: EngineRequest): Promise<SearchAnswer>;
   /** Opens a scroll (`scroll` keep-alive) with the first page of `body`. */
   protected abstract scrollStart(index: string, body: Record<string, unknown>, keepAlive: string, r: EngineRequest): Promise<SearchAnswer & { _scroll_id?: string }>;
@@ -120,29 +116,8 @@ export abstract class EngineSink implements Sink {
   }
 
   /** Runs one request with retries; throws RetryableSinkError or PermanentSinkError. */
-  protected async call<T>(what: string, opts: SinkCallOptions | undefined, fn: (r: EngineRequest) => Promise<T>): Promise<T> {
-    const r: EngineRequest = { ...(opts?.signal ? { signal: opts.signal } : {}), timeoutMs: opts?.timeoutMs ?? this.requestTimeoutMs };
-    try {
-      return await pRetry(
-        async () => {
-          try {
-            return await fn(r);
-          } catch (err) {
-            const f = this.describeFailure(err);
-            if (opts?.signal?.aborted || f.kind === "aborted") {
-              const why = opts?.signal?.aborted ? this.describeFailure(opts.signal.reason).description : f.description;
-              throw new AbortError(new RetryableSinkError(`${what} aborted: ${why}`, { cause: err }));
-            }
-            if (f.kind === "permanent") throw new AbortError(new PermanentSinkError(`${what} failed: ${f.description}`, { cause: err }));
-            throw new RetryableSinkError(`${what} failed: ${f.description}`, { cause: err });
-          }
-        },
-        { retries: opts?.retries ?? this.retries, minTimeout: 100, maxTimeout: 2_000, factor: 3, randomize: true, ...(opts?.signal ? { signal: opts.signal } : {}) },
-      );
-    } catch (err) {
-      if (err instanceof RetryableSinkError || err instanceof PermanentSinkError) throw err;
-      throw new RetryableSinkError(`${what} failed: ${this.describeFailure(err).description}`, { cause: err });
-    }
+  protected call<T>(what: string, opts: SinkCallOptions | undefined, fn: (r: EngineRequest) => Promise<T>): Promise<T> {
+    return callEngine(what, opts, { timeoutMs: this.requestTimeoutMs, retries: this.retries }, (err) => this.describeFailure(err), fn);
   }
 
   /** The body of an index Tether creates: one shard, the configured replicas, tether's metadata mapping merged in. */
@@ -218,32 +193,14 @@ export abstract class EngineSink implements Sink {
   }
 
   async fetchStates(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {
-    const out = new Map<string, DownstreamState>();
-    if (ids.length === 0) return out;
-    const docs = await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [`${META_FIELD}.deleted`], r));
-    for (const doc of docs) {
-      if (doc.error) {
-        if (doc.error.type === "index_not_found_exception") continue;
-        throw new RetryableSinkError(`mget item ${doc._id} failed: ${doc.error.type}: ${doc.error.reason ?? ""}`);
-      }
-      if (doc.found) out.set(doc._id, { version: Number(doc._version ?? 0), deleted: doc._source?.tether?.deleted === true });
-    }
-    return out;
+    if (ids.length === 0) return new Map();
+    return statesOf(await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [`${META_FIELD}.deleted`], r)));
   }
 
   async fetchVersions(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, number>> {
-    const out = new Map<string, number>();
-    if (ids.length === 0) return out;
+    if (ids.length === 0) return new Map();
     // No source includes: the engine answers from its version map, without loading a document.
-    const docs = await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [], r));
-    for (const doc of docs) {
-      if (doc.error) {
-        if (doc.error.type === "index_not_found_exception") continue;
-        throw new RetryableSinkError(`mget item ${doc._id} failed: ${doc.error.type}: ${doc.error.reason ?? ""}`);
-      }
-      if (doc.found) out.set(doc._id, Number(doc._version ?? 0));
-    }
-    return out;
+    return versionsOf(await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [], r)));
   }
 
   /**
@@ -253,28 +210,39 @@ export abstract class EngineSink implements Sink {
    */
   async readDocument(index: string, id: string, opts?: SinkCallOptions): Promise<Record<string, unknown> | undefined> {
     const [doc] = await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [id], ["*"], r));
-    if (!doc?.found || !doc._source) return undefined;
-    const { [META_FIELD]: meta, ...source } = doc._source as Record<string, unknown>;
-    if ((meta as { deleted?: boolean } | undefined)?.deleted === true) return undefined;
-    return source;
+    return doc ? sourceOf(doc) : undefined;
   }
 
   /** Names seen to be concrete indices (made before Tether put indices behind aliases): written without `require_alias`. */
   private readonly concreteIndices = new Set<string>();
 
+  /**
+   * One bulk write, sent as as many `_bulk` requests as `maxBulkBytes` needs (in order, one
+   * after the other); one result per operation.
+   */
   async write(index: string, ops: readonly SinkOperation[], opts?: SinkCallOptions): Promise<SinkItemResult[]> {
     if (ops.length === 0) return [];
+    const target = this.indexName(index);
+    const bodies = ops.map((op) => ndjson(bulkLines(op, target)));
+    const results: SinkItemResult[] = [];
+    for (const [start, end] of splitBySize(bodies.map((b) => Buffer.byteLength(b)), this.maxBulkBytes)) {
+      results.push(...(await this.writeBodies(index, ops.slice(start, end), bodies.slice(start, end), opts)));
+    }
+    return results;
+  }
+
+  private async writeBodies(index: string, ops: readonly SinkOperation[], bodies: readonly string[], opts?: SinkCallOptions): Promise<SinkItemResult[]> {
     const target = this.indexName(index);
     // The engine must never create the index with guessed mappings: every write names an alias.
     const requireAlias = !this.concreteIndices.has(target);
     let items;
     try {
-      items = await this.call("bulk", opts, (r) => this.bulkItems(ops.flatMap((op) => bulkLines(op, target)), r, { requireAlias }));
+      items = await this.call("bulk", opts, (r) => this.bulkItems(bodies.join(""), r, { requireAlias }));
     } catch (err) {
       if (err instanceof PermanentSinkError && this.describeFailure(err.cause).status === 413 && ops.length > 1) {
-        // The request as a whole is too large: split until each item stands or fails alone.
+        // The engine's limit is below ours: split until each item stands or fails alone.
         const mid = Math.ceil(ops.length / 2);
-        return [...(await this.write(index, ops.slice(0, mid), opts)), ...(await this.write(index, ops.slice(mid), opts))];
+        return [...(await this.writeBodies(index, ops.slice(0, mid), bodies.slice(0, mid), opts)), ...(await this.writeBodies(index, ops.slice(mid), bodies.slice(mid), opts))];
       }
       if (err instanceof PermanentSinkError) return ops.map((op) => ({ id: op.id, status: "permanent" as const, error: err.message }));
       throw err;
@@ -327,7 +295,7 @@ export abstract class EngineSink implements Sink {
         }
       },
       search: (body) => this.call("purgeTombstones", opts, (r) => this.searchBody(target, body, r)),
-      bulk: (lines) => this.call("purgeTombstones", opts, (r) => this.bulkItems(lines, r)),
+      bulk: (lines) => this.call("purgeTombstones", opts, (r) => this.bulkItems(ndjson(lines), r)),
     });
   }
 
@@ -335,54 +303,34 @@ export abstract class EngineSink implements Sink {
    * Every document (or those of `ids`) with its body, from one scroll: a consistent snapshot of
    * the index, read in index order, the next page requested while the caller works on this one.
    */
-  async *scanDocuments(index: string, p: { pageSize?: number; ids?: readonly string[] }, opts?: SinkCallOptions): AsyncIterable<ScannedDocument[]> {
+  async *scanDocuments(index: string, p: { pageSize?: number; ids?: readonly string[]; range?: BucketRange }, opts?: SinkCallOptions): AsyncIterable<ScannedDocument[]> {
     const target = this.indexName(index);
     const size = p.pageSize ?? LIST_PAGE;
-    const toDoc = (h: SearchAnswer["hits"]["hits"][number]): ScannedDocument => {
-      const { [META_FIELD]: meta, ...source } = (h._source ?? {}) as Record<string, unknown>;
-      const m = meta as { deleted?: boolean; content?: string; version?: number } | undefined;
-      const deleted = m?.deleted === true;
-      return {
-        id: String(h._id),
-        version: Number(h._version ?? 0),
-        tethered: m !== undefined && m.version !== undefined,
-        deleted,
-        ...(m?.content ? { content: m.content } : {}),
-        ...(deleted ? {} : { source }),
-      };
-    };
-    let first: SearchAnswer & { _scroll_id?: string };
-    try {
-      first = await this.call("scan", opts, (r) =>
-        this.scrollStart(target, { size, version: true, sort: ["_doc"], query: p.ids ? { ids: { values: [...p.ids] } } : { match_all: {} } }, "2m", r),
-      );
-    } catch (err) {
-      if (this.isMissingIndex(err)) return;
-      throw err;
-    }
-    let scrollId = first._scroll_id;
-    let page: SearchAnswer & { _scroll_id?: string } = first;
-    try {
-      while (page.hits.hits.length > 0) {
-        const hits = page.hits.hits;
-        // Ask for the next page before handing this one over: the engine reads while the caller compares.
-        const next = hits.length < size || !scrollId ? undefined : this.call("scan", opts, (r) => this.scrollNext(scrollId!, "2m", r));
-        next?.catch(() => undefined);
-        yield hits.map(toDoc);
-        if (!next) break;
-        page = await next;
-        scrollId = page._scroll_id ?? scrollId;
-      }
-    } finally {
-      if (scrollId) await this.scrollClear(scrollId).catch(() => undefined);
-    }
+    const filter = [...(p.ids ? [{ ids: { values: [...p.ids] } }] : []), ...(p.range ? [keyRange(p.range)] : [])];
+    const query = filter.length > 0 ? { bool: { filter } } : { match_all: {} };
+    yield* scanPages({
+      size,
+      start: () => this.call("scan", opts, (r) => this.scrollStart(target, { size, version: true, sort: ["_doc"], query }, "2m", r)),
+      next: (scrollId) => this.call("scan", opts, (r) => this.scrollNext(scrollId, "2m", r)),
+      clear: (scrollId) => this.scrollClear(scrollId),
+      isMissingIndex: (err) => this.isMissingIndex(err),
+    });
   }
 
   async countOrphans(index: string, opts?: SinkCallOptions): Promise<number> {
+    return this.countMatching("countOrphans", index, { bool: { must_not: [{ exists: { field: `${META_FIELD}.version` } }] } }, opts);
+  }
+
+  /** Documents tether wrote before every id had a bucket key (`tether.key`): the bucketed verify cannot see them. */
+  async countUnkeyed(index: string, opts?: SinkCallOptions): Promise<number> {
+    const query = { bool: { filter: [{ exists: { field: `${META_FIELD}.version` } }], must_not: [{ exists: { field: `${META_FIELD}.key` } }] } };
+    return this.countMatching("countUnkeyed", index, query, opts);
+  }
+
+  /** How many documents of the index match `query`; 0 when the index does not exist. */
+  private async countMatching(what: string, index: string, query: Record<string, unknown>, opts?: SinkCallOptions): Promise<number> {
     try {
-      const res = await this.call("countOrphans", opts, (r) =>
-        this.searchBody(this.indexName(index), { size: 0, track_total_hits: true, query: { bool: { must_not: [{ exists: { field: `${META_FIELD}.version` } }] } } }, r),
-      );
+      const res = await this.call(what, opts, (r) => this.searchBody(this.indexName(index), { size: 0, track_total_hits: true, query }, r));
       const total = res.hits.total;
       return typeof total === "number" ? total : (total?.value ?? 0);
     } catch (err) {

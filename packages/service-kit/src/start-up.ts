@@ -1,24 +1,15 @@
 import { EnvMissingError, type ReporterOptions } from "envalid";
+import { ConnectionSettingError } from "@tether/core";
 import type { Logger } from "pino";
+import { postgresTlsProblem } from "@tether/core/internal";
 import { isConnectionError } from "./http/connection-error.js";
 import { scrubSecrets } from "./logger.js";
+import { EXIT_CODES, fatalLine } from "./fatal-line.js";
 
-/**
- * Exit codes of a service that could not start (sysexits.h), so an orchestrator or an operator
- * can tell a bad configuration from a dependency that is down.
- * - 78 (`config`): the environment is invalid (the log line names each variable).
- * - 69 (`unavailable`): Postgres could not be reached at start-up (migrations need it).
- * - 70 (`failed`): any other start-up failure.
- */
-export const EXIT_CODES = { config: 78, unavailable: 69, failed: 70 } as const;
+export { EXIT_CODES };
 
 type Write = (line: string) => void;
 const stdout: Write = (line) => process.stdout.write(line);
-
-function fatalLine(service: string, msg: string, fields: Record<string, unknown>): string {
-  // pino's layout (level 60 = fatal), written by hand: the logger needs LOG_LEVEL, which may be the invalid part.
-  return `${JSON.stringify({ level: 60, time: Date.now(), service, ...fields, msg })}\n`;
-}
 
 /**
  * An envalid reporter that writes ONE JSON log line naming every invalid or missing variable
@@ -57,8 +48,10 @@ export function envReporter<T>(
 function describe(err: unknown): { code?: string; message: string } {
   const e = err as { code?: unknown; message?: unknown; errors?: unknown[] } | null;
   const first = Array.isArray(e?.errors) && e.errors.length > 0 ? (e.errors[0] as { message?: unknown; code?: unknown }) : undefined;
-  const message = typeof e?.message === "string" && e.message !== "" ? e.message : typeof first?.message === "string" ? first.message : String(err);
+  const raw = typeof e?.message === "string" && e.message !== "" ? e.message : typeof first?.message === "string" ? first.message : String(err);
   const code = typeof e?.code === "string" ? e.code : typeof first?.code === "string" ? first.code : undefined;
+  // A TLS failure says what to fix (the CA, the address) rather than Node's bare verification text.
+  const message = postgresTlsProblem(err) ?? raw;
   return { ...(code ? { code } : {}), message: scrubSecrets(message) };
 }
 
@@ -74,6 +67,14 @@ export async function startService(logger: Logger, start: () => Promise<void>, e
   try {
     await start();
   } catch (err) {
+    if (err instanceof ConnectionSettingError) {
+      // A connection setting the config's factory refused once the config met the environment.
+      const problem = err.message.slice(err.setting.length + 2);
+      logger.fatal({ exitCode: EXIT_CODES.config, [err.source === "environment" ? "invalidEnv" : "invalidConfig"]: { [err.setting]: problem } }, `invalid configuration: ${err.setting}`);
+      logger.flush?.();
+      exit(EXIT_CODES.config);
+      return;
+    }
     const exitCode = isConnectionError(err) ? EXIT_CODES.unavailable : EXIT_CODES.failed;
     const what = exitCode === EXIT_CODES.unavailable ? "start-up failed: Postgres is unreachable" : "start-up failed";
     logger.fatal({ error: describe(err), exitCode }, what);

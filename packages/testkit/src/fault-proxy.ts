@@ -21,6 +21,8 @@ export interface BulkItemRecord {
 export interface BulkExchange {
   sentAt: number;
   receivedAt: number;
+  /** Size of the request body as the client sent it (before any decompression), in bytes. */
+  bytes: number;
   items: BulkItemRecord[];
 }
 
@@ -161,6 +163,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
 
   async function bulk(req: http.IncomingMessage, res: http.ServerResponse, m: FaultMode, body: Buffer, counted = false): Promise<void> {
     let raw = body;
+    const bytes = body.length;
     if (req.headers["content-encoding"] === "gzip") {
       raw = gunzipSync(raw);
       delete req.headers["content-encoding"];
@@ -189,7 +192,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     }
     const receivedAt = Date.now();
     if (observers.size > 0) {
-      const exchange: BulkExchange = { sentAt, receivedAt, items: itemRecords(kept, upItems) };
+      const exchange: BulkExchange = { sentAt, receivedAt, bytes, items: itemRecords(kept, upItems) };
       for (const o of observers) o(exchange);
     }
     const merged = mergeItems(items, drops, upItems, m.kind === "dropBulkItems" && m.forge === true, m.kind === "rejectBulkItems" ? m.status : undefined);

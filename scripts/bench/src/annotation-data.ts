@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
-import { annotations, type AnnotationRow } from "@tether/annotations";
+import { type AnnotationRow } from "@tether/annotations";
+import { plainAnnotations } from "./plain-annotations.js";
 import { deleteIndex, type BenchSink } from "./bench-engine.js";
 
 /** Inserts `n` small annotations (version 1) with one INSERT … SELECT per million. */
@@ -29,5 +30,5 @@ export async function* annotationRows(db: Kysely<any>, batch = 5000): AsyncGener
 /** Deletes (if present) and recreates a logical index with the annotation mapping. */
 export async function resetIndex(sink: BenchSink, logical: string): Promise<void> {
   await deleteIndex(sink, logical);
-  await sink.ensureIndex(logical, annotations.mappings);
+  await sink.ensureIndex(logical, plainAnnotations.mappings);
 }

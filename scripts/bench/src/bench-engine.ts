@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
-import { annotations, type AnnotationRow } from "@tether/annotations";
+import type { AnnotationRow } from "@tether/annotations";
+import { plainAnnotations } from "./plain-annotations.js";
 import { documentMeta, ElasticsearchSink } from "@tether/elasticsearch";
 import { OpenSearchSink } from "@tether/opensearch";
 import { annotationRows } from "./annotation-data.js";
@@ -51,7 +52,7 @@ export async function rawMget(sink: BenchSink, logical: string, ids: string[]): 
  */
 export async function rawBulk(sink: BenchSink, logical: string, db: Kysely<any>): Promise<{ docs: number; failed: number }> {
   const index = sink.indexName(logical);
-  const body = (row: AnnotationRow) => ({ ...annotations.toDocument(row), tether: documentMeta(row.id, Number(row.version), false) });
+  const body = (row: AnnotationRow) => ({ ...plainAnnotations.toDocument(row), tether: documentMeta(row.id, Number(row.version), false) });
   const operation = (row: AnnotationRow) => [{ index: { _index: index, _id: row.id, version: Number(row.version), version_type: "external" as const } }, body(row)] as const;
   if (sink instanceof OpenSearchSink) {
     const stats = await sink.client.helpers.bulk({ datasource: annotationRows(db), onDocument: (row) => [...operation(row)] as never, refreshOnCompletion: false });
@@ -63,4 +64,13 @@ export async function rawBulk(sink: BenchSink, logical: string, db: Kysely<any>)
     refreshOnCompletion: false,
   });
   return { docs: stats.successful, failed: stats.failed };
+}
+
+/** Live documents of a logical index whose `field` matches `text` (after a refresh). */
+export async function countMatching(sink: BenchSink, logical: string, field: string, text: string): Promise<number> {
+  await sink.refreshIndex(logical);
+  const index = sink.indexName(logical);
+  const query = { match: { [field]: text } };
+  if (sink instanceof OpenSearchSink) return Number((await sink.client.count({ index, body: { query } })).body.count);
+  return (await sink.client.count({ index, query })).count;
 }

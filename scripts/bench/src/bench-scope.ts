@@ -56,7 +56,8 @@ export class BenchScope {
 
   /** An empty database of this run; unmigrated (peers install their own schema). */
   async rawDatabase(suffix: string, poolSize = 10): Promise<BenchDatabase> {
-    const name = `tether_bench_${this.env.runId}_${this.bench}${suffix ? `_${suffix}` : ""}`;
+    // A database name is an identifier: a bench name's hyphens become underscores.
+    const name = `tether_bench_${this.env.runId}_${this.bench.replace(/-/g, "_")}${suffix ? `_${suffix}` : ""}`;
     const scratch = await createScratchDatabase(this.env.pgUrl, name);
     this.defer(() => scratch.drop());
     const url = scratch.url;

@@ -1,4 +1,4 @@
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "./plain-annotations.js";
 import { resetIndex, seedAnnotations } from "./annotation-data.js";
 import { rawBulk, type BenchSink } from "./bench-engine.js";
 import type { BenchDatabase, BenchScope } from "./bench-scope.js";
@@ -8,9 +8,9 @@ export async function currentAnnotations(scope: BenchScope, n: number): Promise<
   const d = await scope.database();
   const sink = scope.engineSink();
   await seedAnnotations(d.db, n);
-  await resetIndex(sink, annotations.index);
-  const loaded = await rawBulk(sink, annotations.index, d.db);
+  await resetIndex(sink, plainAnnotations.index);
+  const loaded = await rawBulk(sink, plainAnnotations.index, d.db);
   if (loaded.docs !== n) throw new Error(`loaded ${loaded.docs}/${n} documents`);
-  await sink.refreshIndex(annotations.index);
+  await sink.refreshIndex(plainAnnotations.index);
   return { d, sink };
 }

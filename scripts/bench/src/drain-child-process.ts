@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { runJsonChild } from "./json-child.js";
 import type { DrainResult } from "@tether/core";
 import type { BenchSinkKind } from "./bench-engine.js";
 
@@ -14,11 +14,17 @@ export interface DrainChildConfig {
   concurrency?: number;
   /** "drain": drainUntilEmpty; "idle": connect only (the memory baseline). */
   mode: "drain" | "idle";
+  /** "plain" (default): plainAnnotations; "authors": the annotation collection with its author embed (fan-outs expanded). */
+  collection?: "plain" | "authors";
+  /** Drain into an EchoSink (no engine: each written document reads back once) instead of `sinkKind`'s engine. */
+  echo?: boolean;
 }
 
 export interface DrainChildResult {
   durationMs: number;
   passes: number;
+  /** Documents the passes' fan-out expansions bumped and enqueued. */
+  expanded: number;
   counts: DrainResult | undefined;
   /** Wall time inside the sink's calls: `_mget` (verify + read-back) and `_bulk`. */
   sinkMs: { fetchStates: number; write: number };
@@ -39,21 +45,5 @@ const script = fileURLToPath(new URL("./child/drain-child.ts", import.meta.url))
 
 /** Runs the drainer in a child node process (same loader flags as this one). */
 export function runDrainChild(cfg: DrainChildConfig): Promise<DrainChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, script, JSON.stringify(cfg)], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const line = out.trim().split("\n").pop() ?? "";
-      if (code !== 0 || !line) return reject(new Error(`drain child exited with ${code}: ${err.slice(-2000)}`));
-      try {
-        resolve(JSON.parse(line) as DrainChildResult);
-      } catch {
-        reject(new Error(`drain child printed no result: ${out.slice(-500)} ${err.slice(-1000)}`));
-      }
-    });
-  });
+  return runJsonChild<DrainChildResult>(script, cfg, "drain child");
 }

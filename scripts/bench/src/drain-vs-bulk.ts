@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "./plain-annotations.js";
 import { resetIndex } from "./annotation-data.js";
 import { countDocs, deleteIndex, rawBulk, type BenchSink } from "./bench-engine.js";
 import type { BenchDatabase, BenchScope } from "./bench-scope.js";
@@ -30,11 +30,11 @@ export async function drainVsBulk(scope: BenchScope, d: BenchDatabase, sink: Ben
     drain = await runDrainChild({ databaseUrl: d.url, sinkKind: scope.env.sinkKind, elasticsearchUrl: scope.env.esUrl, indexPrefix: scope.indexPrefix, mode: "drain" });
     const c = drain.counts;
     if (!c || c.error || c.repaired !== expected || c.claimed !== expected) throw new Error(`drain did not repair ${expected} documents: ${JSON.stringify(c)}`);
-    const docs = await countDocs(sink, annotations.index);
+    const docs = await countDocs(sink, plainAnnotations.index);
     if (docs !== expected) throw new Error(`after the drain the index holds ${docs} documents, expected ${expected}`);
   };
   const runBulk = async () => {
-    await deleteIndex(sink, annotations.index);
+    await deleteIndex(sink, plainAnnotations.index);
     await resetIndex(sink, RAW_INDEX);
     const t = performance.now();
     const r = await rawBulk(sink, RAW_INDEX, d.db);
@@ -43,10 +43,10 @@ export async function drainVsBulk(scope: BenchScope, d: BenchDatabase, sink: Ben
   };
   if (rawFirst) {
     await runBulk();
-    await resetIndex(sink, annotations.index);
+    await resetIndex(sink, plainAnnotations.index);
     await runDrain();
   } else {
-    await resetIndex(sink, annotations.index);
+    await resetIndex(sink, plainAnnotations.index);
     await runDrain();
     await runBulk();
   }

@@ -5,7 +5,7 @@ import type { BucketSummary, DownstreamState, Sink, SinkItemResult, SinkOperatio
  * `version`, so each job confirms without a write. Measures the queue machinery alone.
  */
 export class NoopSink implements Sink {
-  readonly kind = "noop";
+  readonly kind: string = "noop";
   constructor(private readonly version = 1) {}
 
   async ensureIndex(): Promise<void> {}

@@ -33,6 +33,14 @@ export interface Sizes {
   adoptRows: number;
   /** Seconds of each autocannon run of the load benchmark (`--full`: 15). */
   loadSeconds: number;
+  /** Documents one author's rename fans out to (`--full`: 100k), against an author of 10. */
+  fanoutDocs: number;
+  /** The large fan-out whose drainer's peak RSS is compared with a fan-out to 100k (or half its size, if less) (`--full`: 1M). */
+  fanoutLargeDocs: number;
+  /** Items of the smaller verify-scale collections; the larger are 10× (`--full`: 1M, so 1M and 10M). */
+  verifyScaleDocs: number;
+  /** Jobs of each drain of verify-scale's drain-under-verify figure (`--full`: 100k). */
+  verifyScaleDrainJobs: number;
   /** Repetitions of each measurement. */
   reps: number;
 }
@@ -54,10 +62,14 @@ export const DEFAULT_SIZES: Sizes = {
   captureBulkRows: 100_000,
   adoptRows: 200_000,
   loadSeconds: 10,
+  fanoutDocs: 10_000,
+  fanoutLargeDocs: 200_000,
+  verifyScaleDocs: 100_000,
+  verifyScaleDrainJobs: 20_000,
   reps: 3,
 };
 
-const FULL_OVERRIDES: Partial<Sizes> = { reindexDocs: 1_000_000, rebuildDocs: 1_000_000, enqueueRows: 1_000_000, claimExtra: 1_000_000, backlogJobs: 1_000_000, adoptRows: 1_000_000, loadSeconds: 15 };
+const FULL_OVERRIDES: Partial<Sizes> = { reindexDocs: 1_000_000, rebuildDocs: 1_000_000, enqueueRows: 1_000_000, claimExtra: 1_000_000, backlogJobs: 1_000_000, adoptRows: 1_000_000, loadSeconds: 15, fanoutDocs: 100_000, fanoutLargeDocs: 1_000_000, verifyScaleDocs: 1_000_000, verifyScaleDrainJobs: 100_000 };
 
 export interface CliOptions {
   only: string[];
@@ -73,7 +85,8 @@ export interface CliOptions {
 const USAGE = `Usage: pnpm bench [name ...] [--only name[,name]] [--sink elasticsearch|opensearch] [--scale f] [--full] [--reps n] [--out dir] [--list]
   --sink s    the engine of reindex, verify and backlog: elasticsearch (default) or opensearch
   --scale f   multiply every count by f (default 1; e.g. 0.1 for a smoke run)
-  --full      the 1M sizes: re-index, admin enqueue, claim table contents, backlog, adopt (slow)
+  --full      the 1M sizes: re-index, admin enqueue, claim table contents, backlog, adopt, fan-out 100k and 1M,
+              verify-scale 1M and 10M (slow)
   --reps n    repetitions per measurement (default 3)
   --out dir   where the JSON report goes (default bench-results)`;
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "./plain-annotations.js";
 import { resetIndex } from "./annotation-data.js";
 import type { BenchSink } from "./bench-engine.js";
 import type { BenchDatabase, BenchScope } from "./bench-scope.js";
@@ -18,7 +18,7 @@ export function measuresScale(n: number): boolean {
 export async function baseDrain(scope: BenchScope, d: BenchDatabase, sink: BenchSink, enqueue: (db: Kysely<any>, n: number) => Promise<void>): Promise<DrainChildResult> {
   await sql`TRUNCATE tether.job`.execute(d.db);
   await enqueue(d.db, SCALE_BASE);
-  await resetIndex(sink, annotations.index);
+  await resetIndex(sink, plainAnnotations.index);
   await sql`ANALYZE tether.job`.execute(d.db);
   const r = await runDrainChild({ databaseUrl: d.url, sinkKind: scope.env.sinkKind, elasticsearchUrl: scope.env.esUrl, indexPrefix: scope.indexPrefix, mode: "drain" });
   if (!r.counts || r.counts.error || r.counts.repaired !== SCALE_BASE) throw new Error(`the ${SCALE_BASE}-job drain did not repair every document: ${JSON.stringify(r.counts)}`);

@@ -31,6 +31,9 @@ export interface CampaignReport {
   timings: Record<string, { seconds: number; runs: number }>;
 }
 
+/** Operations a minute over the campaign's run. */
+export const perMinute = (r: Pick<CampaignReport, "operations" | "durationMs">) => (r.durationMs > 0 ? Math.round((r.operations * 60_000) / r.durationMs) : 0);
+
 /** The timings as a table, slowest first. */
 export function formatTimings(t: CampaignReport["timings"]): string {
   return Object.entries(t)
@@ -103,7 +106,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
 }
 
 function parse(argv: string[]): Omit<CampaignOptions, "log"> & { json: boolean } {
-  const opts = { operations: 100_000, sink: "elasticsearch" as SinkName, maxCommands: 40, wideIds: true, skipVersionCheck: false, json: false } as Omit<CampaignOptions, "log"> & { json: boolean };
+  const opts = { operations: 100_000, sink: "elasticsearch" as SinkName, maxCommands: 200, wideIds: true, skipVersionCheck: false, json: false } as Omit<CampaignOptions, "log"> & { json: boolean };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = () => {
@@ -137,7 +140,7 @@ export async function historyCampaignMain(argv: string[]): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const progress: CampaignReport = { sink: opts.sink, firstSeed: 0, lastSeed: 0, histories: 0, operations: 0, divergences: [], durationMs: 0, timings: {} };
   const print = (report: CampaignReport, interrupted: boolean) => {
-    const summary = `history campaign on ${report.sink}${interrupted ? " (interrupted; the histories that ended)" : ""}: seeds ${report.firstSeed}..${report.lastSeed}, ${report.histories} histories, ${report.operations} operations, ${report.divergences.length} divergence(s), ${Math.round(report.durationMs / 1000)} s\nwhere the time went:\n${formatTimings(report.timings)}`;
+    const summary = `history campaign on ${report.sink}${interrupted ? " (interrupted; the histories that ended)" : ""}: seeds ${report.firstSeed}..${report.lastSeed}, ${report.histories} histories, ${report.operations} operations, ${report.divergences.length} divergence(s), ${Math.round(report.durationMs / 1000)} s (${perMinute(report)} operations a minute)\nwhere the time went:\n${formatTimings(report.timings)}`;
     process.stdout.write(opts.json ? `${JSON.stringify({ ...report, interrupted }, null, 2)}\n` : `${summary}\n${report.divergences.map(describeFailure).join("\n\n")}\n`);
   };
   // Ctrl-C (or a TERM) ends a long campaign with the report of what it ran; the history in flight

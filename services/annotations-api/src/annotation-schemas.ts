@@ -5,7 +5,7 @@ import { canonicalEntityId, ValidationError } from "@tether/core/internal";
 // (service-kit), before any schema runs; the schemas bound lengths.
 const text = (minLength: number, maxLength: number) => ({ type: "string", minLength, maxLength }) as const;
 
-export const LIMITS = { user: 256, group: 256, uri: 2048, text: 10_000, tags: 50, tag: 128 } as const;
+export const LIMITS = { user: 256, displayName: 256, group: 256, uri: 2048, text: 10_000, tags: 50, tag: 128 } as const;
 
 const tags = { type: "array", maxItems: LIMITS.tags, items: text(1, LIMITS.tag) } as const;
 

@@ -5,11 +5,13 @@ import { writerFromConfig, type AlertThresholds, type Collection, type Sink, typ
 import { tetherAdmin, type AdminToken } from "@tether/admin";
 import { annotations } from "@tether/annotations";
 import { EngineSink } from "@tether/search-sink";
+import { LIMITS } from "./annotation-schemas.js";
 import { apiMetrics } from "./api-metrics.js";
 import { errorContract, errorContractServerOptions } from "@tether/service-kit";
 import { annotationRoutes } from "./routes/annotation-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
 import { searchRoutes } from "./routes/search-routes.js";
+import { userRoutes } from "./routes/user-routes.js";
 
 export interface BuildAppOptions {
   db: Kysely<any>;
@@ -59,6 +61,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     bodyLimit: opts.bodyLimitBytes ?? 65_536,
+    // A user id in a path (/api/users/:userid) is any text an annotation's userid may be: up to
+    // 256 characters, each up to four UTF-8 bytes, each byte percent-encoded as three characters.
+    routerOptions: { maxParamLength: LIMITS.user * 4 * 3 },
     // Reject unknown fields (no silent stripping) and wrong types (no coercion into strings).
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
     ...errorContractServerOptions(),
@@ -82,6 +87,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   await app.register(annotationRoutes, { db: opts.db, writer });
+  await app.register(userRoutes, { db: opts.db, writer });
   await app.register(searchRoutes, { db: opts.db, search, timeoutMs: opts.searchTimeoutMs ?? 5_000 });
   // The admin console (JSON API + page) under /admin/, on the same Postgres and Elasticsearch.
   await app.register(tetherAdmin, {

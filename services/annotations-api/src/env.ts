@@ -1,10 +1,13 @@
 import { bool, cleanEnv, str, url } from "envalid";
 import { parseAdminTokens, type AdminToken } from "@tether/admin";
-import { envReporter, listenPort, logLevel, nonNegativeInt, otelEnv, positiveInt, sinkEnvSpecs, sinkSetting, type SinkSetting } from "@tether/service-kit";
+import { envReporter, listenPort, logLevel, nonNegativeInt, otelEnv, positiveInt, sinkEnvSpecs, sinkSettingOrExit, type SinkSetting } from "@tether/service-kit";
 
 export interface ApiEnv {
   DATABASE_URL: string;
-  /** TETHER_SINK (elasticsearch, default, or opensearch) and the URL of that engine (ELASTICSEARCH_URL or OPENSEARCH_URL). */
+  /**
+   * TETHER_SINK (elasticsearch, default, or opensearch) and that engine's connection, read as the
+   * CLI and the drainer read it: hand `SINK.environment` to the config's sink factory.
+   */
   SINK: SinkSetting;
   /** Default 3000; 0 picks a free port (logged in the "listening" line). */
   PORT: number;
@@ -16,8 +19,6 @@ export interface ApiEnv {
   TETHER_CONFIG: string | undefined;
   /** Prepended to every Elasticsearch index name. Default "". */
   TETHER_INDEX_PREFIX: string;
-  /** The sink variables as parsed (TETHER_SINK, its URL, TETHER_INDEX_PREFIX), for core's `sinkFromConfig`. */
-  SINK_ENVIRONMENT: Record<string, string | undefined>;
   /** Overrides the config's options.writer.directSyncTimeoutMs when set. Default: the config's, else 500. */
   TETHER_DIRECT_SYNC_TIMEOUT_MS: number | undefined;
   /** Overrides the config's options.writer.graceMs when set. Default: the config's, else 60000. */
@@ -55,13 +56,12 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
   }, { reporter: envReporter("annotations-api", source) });
   return {
     DATABASE_URL: env.DATABASE_URL,
-    SINK: sinkSetting(env),
+    SINK: sinkSettingOrExit("annotations-api", source),
     PORT: env.PORT,
     TETHER_ADMIN_TOKEN: env.TETHER_ADMIN_TOKEN === "" ? undefined : env.TETHER_ADMIN_TOKEN,
     TETHER_ADMIN_TOKENS: parseAdminTokens(env.TETHER_ADMIN_TOKENS),
     TETHER_CONFIG: env.TETHER_CONFIG || undefined,
     TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX,
-    SINK_ENVIRONMENT: { TETHER_SINK: env.TETHER_SINK, ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, OPENSEARCH_URL: env.OPENSEARCH_URL, TETHER_INDEX_PREFIX: env.TETHER_INDEX_PREFIX },
     TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     TETHER_GRACE_MS: env.TETHER_GRACE_MS,
     TETHER_DIRECT_SYNC: env.TETHER_DIRECT_SYNC,

@@ -5,7 +5,7 @@
  * from TETHER_CONFIG, else ./tether.config.ts.
  * Run from the repo: `node --conditions=source --import tsx services/annotations-api/src/main.ts`.
  */
-import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate, sinkFromConfig } from "@tether/core";
+import { checkConfigSchema, ConfigError, createDb, loadConfig, migrate } from "@tether/core";
 import { annotationMigrations, annotations } from "@tether/annotations";
 import { buildApp } from "./app.js";
 import { ensureIndexInBackground } from "./ensure-index-in-background.js";
@@ -16,7 +16,7 @@ const env = loadEnv();
 const logger = createLogger({ service: "annotations-api", level: env.LOG_LEVEL });
 // Traces and metrics over OTLP when the OTEL_* variables configure it (service.name tether-api).
 const telemetry = startTelemetryOrExit("annotations-api", { serviceName: "tether-api", serviceVersion: packageVersion(new URL("../package.json", import.meta.url)), env: env.OTEL });
-logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), sink: env.SINK.kind, sinkUrl: maskUrl(env.SINK.url), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
+logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), sink: env.SINK.kind, sinkConnection: env.SINK.connection, indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
 function stopOnConfigError(err: unknown): never {
   if (!(err instanceof ConfigError)) throw err;
   logger.fatal({ file: err.file, field: err.field, err: err.message }, "invalid config");
@@ -26,10 +26,11 @@ function stopOnConfigError(err: unknown): never {
 const loaded = await loadConfig({ path: env.TETHER_CONFIG }).catch(stopOnConfigError);
 
 // A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70.
-await startService(logger, async () => {
+// The fatal line of a failed start names the Postgres it tried (password masked).
+await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
   // The config's sink and writer options, as the CLI and the drainer read them.
-  const sink = sinkFromConfig(loaded.config, env.SINK_ENVIRONMENT);
+  const sink = loaded.config.sink(env.SINK.environment);
   // This service owns the annotation table whatever the config lists; then the config's own sets.
   await migrate(db, [annotationMigrations, ...(loaded.config.migrations ?? []).filter((m) => m.namespace !== annotationMigrations.namespace)]);
   await checkConfigSchema(db, loaded).catch(async (err: unknown) => {

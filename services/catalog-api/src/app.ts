@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import type pino from "pino";
 import { writerFromConfig, type Sink, type TetherOptions } from "@tether/core";
-import { ElasticsearchSink } from "@tether/elasticsearch";
+import { EngineSink } from "@tether/search-sink";
 import { errorContract, errorContractServerOptions } from "@tether/service-kit";
 import type { CatalogDB } from "./catalog-db.js";
 import { categoryRoutes } from "./routes/category-routes.js";
@@ -15,8 +15,8 @@ export interface BuildAppOptions {
   db: Kysely<CatalogDB>;
   /** Target of the writer's direct sync after each commit (the config's sink). */
   sink: Sink;
-  /** Where GET /search goes. Default: `sink`, when it is an Elasticsearch sink. */
-  search?: ElasticsearchSink;
+  /** Where GET /search goes. Default: `sink`, when it is an Elasticsearch or OpenSearch sink. */
+  search?: EngineSink;
   /** Bearer token of POST /reindex; without one it answers 503. */
   adminToken?: string;
   logger?: pino.Logger;
@@ -32,7 +32,7 @@ export interface BuildAppOptions {
 
 /**
  * The catalog service, ready for `inject` or `listen` (it does not listen). Built on the public
- * packages only: `@tether/core`, `@tether/elasticsearch`, `@tether/service-kit`.
+ * packages only: `@tether/core`, `@tether/elasticsearch` (or `@tether/opensearch`), `@tether/search-sink`, `@tether/service-kit`.
  *
  * @example
  * const app = await buildApp({ db, sink, adminToken: "s3cret" });
@@ -52,7 +52,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     ...(opts.directSyncTimeoutMs !== undefined ? { directSyncTimeoutMs: opts.directSyncTimeoutMs } : {}),
     ...(opts.graceMs !== undefined ? { graceMs: opts.graceMs } : {}),
   });
-  const search = opts.search ?? (opts.sink instanceof ElasticsearchSink ? opts.sink : undefined);
+  const search = opts.search ?? (opts.sink instanceof EngineSink ? opts.sink : undefined);
   await app.register(categoryRoutes, { db: opts.db, writer });
   await app.register(productRoutes, { db: opts.db, writer });
   await app.register(searchRoutes, { db: opts.db, search, timeoutMs: opts.searchTimeoutMs ?? 5_000 });

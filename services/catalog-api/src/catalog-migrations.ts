@@ -38,5 +38,25 @@ CREATE TABLE catalog_stock (
 );
 `,
     },
+    {
+      id: 2,
+      name: "catalog_product_category_id",
+      sql: `
+-- A category's rename fans out to its products, walked in id order a chunk at a time by the
+-- drainer: (category_id, id) serves those chunks and the category re-index scope, so it
+-- replaces the index on category_id alone.
+CREATE INDEX catalog_product_category_id_idx ON catalog_product (category_id, id);
+DROP INDEX catalog_product_category_idx;
+`,
+    },
+    {
+      id: 3,
+      name: "catalog_product_entity_key",
+      sql: `
+-- tether verify compares uuid ids in buckets of a hash of the id (tether.entity_key): this index
+-- serves each bucket's range instead of a scan of the table per window of buckets.
+CREATE INDEX catalog_product_entity_key_idx ON catalog_product (tether.entity_key(id::text));
+`,
+    },
   ],
 };

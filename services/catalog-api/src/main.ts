@@ -4,7 +4,7 @@
  * Run from the repo: `node --conditions=source --import tsx services/catalog-api/src/main.ts`.
  */
 import { fileURLToPath } from "node:url";
-import { checkConfigSchema, ConfigError, createDb, describeIndexReport, indexReadiness, loadConfig, migrate, sinkFromConfig } from "@tether/core";
+import { checkConfigSchema, ConfigError, createDb, describeIndexReport, indexReadiness, loadConfig, migrate } from "@tether/core";
 import { createLogger, maskUrl, onShutdown, startService } from "@tether/service-kit";
 import type { Kysely } from "kysely";
 import { buildApp } from "./app.js";
@@ -14,7 +14,7 @@ import { products } from "./product-collection.js";
 
 const env = loadEnv();
 const logger = createLogger({ service: "catalog-api", level: env.LOG_LEVEL });
-logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), elasticsearchUrl: maskUrl(env.ELASTICSEARCH_URL), indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
+logger.info({ databaseUrl: maskUrl(env.DATABASE_URL), sink: env.SINK.kind, sinkConnection: env.SINK.connection, indexPrefix: env.TETHER_INDEX_PREFIX }, "starting");
 function stopOnConfigError(err: unknown): never {
   if (!(err instanceof ConfigError)) throw err;
   logger.fatal({ file: err.file, field: err.field, err: err.message }, "invalid config");
@@ -24,10 +24,11 @@ function stopOnConfigError(err: unknown): never {
 const configPath = env.TETHER_CONFIG ?? fileURLToPath(new URL("../catalog.config.ts", import.meta.url));
 const loaded = await loadConfig({ path: configPath }).catch(stopOnConfigError);
 
-await startService(logger, async () => {
+// The fatal line of a failed start names the Postgres it tried (password masked).
+await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "catalog-api" }) as Kysely<CatalogDB>;
   // The config's sink and writer options, as the CLI and the drainer read them.
-  const sink = sinkFromConfig(loaded.config, env.SINK_ENVIRONMENT);
+  const sink = loaded.config.sink(env.SINK.environment);
   await migrate(db, loaded.config.migrations ?? []);
   await checkConfigSchema(db, loaded).catch(async (err: unknown) => {
     await db.destroy();

@@ -5,7 +5,10 @@ import { loadProductDocuments } from "./product-store.js";
 
 /**
  * The product collection: uuid ids, soft deletes, and a document assembled from a join (the
- * product, its category's name, its stock), loaded in one query per batch by `load`.
+ * product, its category's name, its stock), loaded in one query per batch by `load`. The two
+ * other tables are declared as embeds, so a change to either reaches the documents that read
+ * it, through the writer's verbs (`products.embeds.category`, `products.embeds.stock`) or plain
+ * SQL with capture on.
  */
 export const products = defineCollection<CatalogDB>()({
   table: "catalog_product",
@@ -50,12 +53,21 @@ export const products = defineCollection<CatalogDB>()({
     updated: { kind: "range", column: "updated_at", description: "last edit of the product; from inclusive, to exclusive" },
     ids: { kind: "ids", description: "a list of product uuids" },
   },
+  embeds: {
+    // catalog_category.id = catalog_product.category_id: one category, many products, so a rename
+    // fans out (one job in the rename's transaction, the products re-synced by the drainer).
+    category: { table: "catalog_category", on: { id: "category_id" }, columns: ["name"], tag: "category" },
+    // catalog_stock.product_id = catalog_product.id: a stock row names its product (direct), which
+    // the stock's own transaction bumps and the writer syncs at once.
+    stock: { table: "catalog_stock", on: { product_id: "id" }, primaryKey: "product_id", columns: ["quantity"], tag: "stock" },
+  },
 });
 
 /**
- * A product row a write changed, as `writeWithJobs` takes it. The writer re-reads the row through
- * the collection's `load` (category name, stock) in the write's transaction before it syncs, so
- * the two joined fields are placeholders here.
+ * A product row a write to the product table changed (a create, a price change), as
+ * `writeWithJobs` takes it. The writer re-reads the row through the collection's `load`
+ * (category name, stock) in the write's transaction before it syncs, so the two joined fields
+ * are placeholders here.
  */
 export function productChange(row: ProductRow): EntityChange<ProductDocumentRow> {
   return { id: row.id, row: { ...row, category_name: "", stock: 0 } };

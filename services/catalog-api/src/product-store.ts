@@ -4,7 +4,8 @@ import type { CatalogDB, CategoryRow, ProductDocumentRow, ProductRow } from "./c
 
 /**
  * Every statement the catalog issues on its tables. Writes of products run inside the writer's
- * transaction (`writeWithJobs`), which enqueues a job for every product they return.
+ * transaction (`writeWithJobs`), which enqueues a job for every product they return; writes of a
+ * category's name or a stock go through the writer's verbs on the collection's embeds.
  */
 
 type Db = Kysely<CatalogDB>;
@@ -39,43 +40,14 @@ export async function findCategory(db: Db, id: string): Promise<CategoryRow | un
   return db.selectFrom("catalog_category").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
-export async function renameCategory(trx: Db, id: string, name: string): Promise<CategoryRow | undefined> {
-  return trx.updateTable("catalog_category").set({ name, updated_at: sql<Date>`now()` }).where("id", "=", id).returningAll().executeTakeFirst();
-}
-
-/** Bumps the version of every live product of a category (their documents embed its name). */
-export async function bumpProductsOfCategory(trx: Db, categoryId: string): Promise<ProductRow[]> {
-  return trx
-    .updateTable("catalog_product")
-    .set({ version: nextVersion("version") })
-    .where("category_id", "=", categoryId)
-    .where("deleted_at", "is", null)
-    .returningAll()
-    .execute();
-}
-
 /** Inserts a product at the next version of tether's version sequence. */
 export async function insertProduct(trx: Db, values: Insertable<CatalogDB["catalog_product"]>): Promise<ProductRow> {
   return trx.insertInto("catalog_product").values({ ...values, version: nextVersion() }).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function upsertStock(trx: Db, productId: string, quantity: number): Promise<void> {
-  await trx
-    .insertInto("catalog_stock")
-    .values({ product_id: productId, quantity })
-    .onConflict((oc) => oc.column("product_id").doUpdateSet({ quantity, updated_at: sql<Date>`now()` }))
-    .execute();
-}
-
-/** Bumps a live product's version (its stock changed); undefined when there is no live product. */
-export async function bumpProduct(trx: Db, id: string): Promise<ProductRow | undefined> {
-  return trx
-    .updateTable("catalog_product")
-    .set({ version: nextVersion("version") })
-    .where("id", "=", id)
-    .where("deleted_at", "is", null)
-    .returningAll()
-    .executeTakeFirst();
+/** The stock row of a product being created (in the product's own transaction). */
+export async function insertStock(trx: Db, productId: string, quantity: number): Promise<void> {
+  await trx.insertInto("catalog_stock").values({ product_id: productId, quantity }).execute();
 }
 
 /** Which live products a price change touches: a category's, or a list of ids. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
+import { Drainer } from "@tether/core";
 import { products } from "../src/product-collection.js";
 import { createCatalogContext, type CatalogContext } from "./support/catalog-context.js";
 
@@ -57,33 +58,53 @@ describe("the catalog's products: uuid ids, documents assembled from a join", ()
     expect((await ctx.jobs()).map((j) => j.kwargs.id).sort()).toEqual([sencha.id, matcha.id, teapot.id].sort());
   });
 
-  it("re-syncs a product's document when its stock changes in the other table", async () => {
+  it("re-syncs a product's document when its stock changes in the other table (the stock embed bumps it in the stock's transaction)", async () => {
+    const before = new Set((await ctx.jobs()).map((j) => j.id));
     const after = await ctx.call<Product>("PUT", `/products/${matcha.id}/stock`, { quantity: 7 });
-    expect(after).toMatchObject({ stock: 7 });
+    expect(after).toMatchObject({ stock: 7, categoryName: "Green tea" });
     expect(after.version).toBeGreaterThan(matcha.version);
+    expect(await rowVersion(matcha.id)).toBe(after.version);
     expect(await ctx.document(matcha.id)).toMatchObject({ stock: 7, in_stock: true });
+    expect((await ctx.sink.fetchStates(products.index, [matcha.id])).get(matcha.id)).toEqual({ version: after.version, deleted: false });
+    expect((await ctx.jobs()).filter((j) => !before.has(j.id))).toEqual([expect.objectContaining({ name: products.jobName, tag: "fanout:stock.update", kwargs: expect.objectContaining({ id: matcha.id }) })]);
+    matcha = after;
+    // A product with no stock row gets one; an unknown product is a 404 that writes nothing.
+    await sql`DELETE FROM catalog_stock WHERE product_id = ${teapot.id}::uuid`.execute(ctx.db);
+    expect(await ctx.call<Product>("PUT", `/products/${teapot.id}/stock`, { quantity: 3 })).toMatchObject({ stock: 3 });
+    teapot = await ctx.call<Product>("GET", `/products/${teapot.id}`);
+    expect(await ctx.document(teapot.id)).toMatchObject({ stock: 3, in_stock: true });
+    const missing = await ctx.app.inject({ method: "PUT", url: "/products/00000000-0000-4000-8000-000000000000/stock", payload: { quantity: 1 } });
+    expect(missing.statusCode).toBe(404);
   });
 
-  it("renames a category and re-syncs every product embedding its name, in the rename's transaction", async () => {
+  it("renames a category with one fan-out job in the rename's transaction; the drainer re-syncs every product embedding its name", async () => {
     const before = await ctx.jobs();
-    const res = await ctx.call<{ resynced: number; sync: string }>("PATCH", `/categories/${tea.id}`, { name: "Japanese green tea" });
+    const res = await ctx.call<{ fanouts: number }>("PATCH", `/categories/${tea.id}`, { name: "Japanese green tea" });
+    expect(res).toEqual({ id: tea.id, name: "Japanese green tea", fanouts: 1 });
+    // The rename touched no product: one job names the category, whatever the number of products in it.
+    for (const p of [sencha, matcha, teapot]) expect(await rowVersion(p.id)).toBe(p.version);
+    const added = (await ctx.jobs()).filter((j) => !before.some((b) => b.id === j.id));
+    expect(added).toEqual([expect.objectContaining({ name: "fanout_catalog_product", tag: "fanout:category.update", kwargs: expect.objectContaining({ embed: "category", link: tea.id }) })]);
+
+    const drained = await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [products] }).drainUntilEmpty();
+    expect(drained.error).toBeUndefined();
     const versions = new Map(await Promise.all([sencha.id, matcha.id, teapot.id].map(async (id) => [id, await rowVersion(id)] as const)));
-    // The rename bumped the two tea products, not the teapot.
+    // The expansion bumped the two tea products, not the teapot.
     expect(versions.get(teapot.id)).toBe(teapot.version);
     expect(versions.get(sencha.id)).toBeGreaterThan(sencha.version);
-    expect(res).toEqual({ id: tea.id, name: "Japanese green tea", resynced: 2, sync: "ok" });
-    const added = (await ctx.jobs()).filter((j) => !before.some((b) => b.id === j.id));
-    expect(added.map((j) => j.kwargs.id).sort()).toEqual([sencha.id, matcha.id].sort());
     expect(await ctx.document(sencha.id)).toMatchObject({ category_name: "Japanese green tea", stock: 40 });
     expect(await ctx.document(matcha.id)).toMatchObject({ category_name: "Japanese green tea", stock: 7 });
-    expect((await ctx.sink.fetchStates(products.index, [sencha.id, matcha.id, teapot.id]))).toEqual(
+    expect(await ctx.sink.fetchStates(products.index, [sencha.id, matcha.id, teapot.id])).toEqual(
       new Map([sencha.id, matcha.id, teapot.id].map((id) => [id, { version: versions.get(id), deleted: false }])),
     );
     expect(await ctx.document(teapot.id)).toMatchObject({ category_name: "Teapots" });
-    // A rename of a category no product is in enqueues nothing; an unknown category is a 404.
+    expect((await ctx.call("GET", `/products/${sencha.id}`)).categoryName).toBe("Japanese green tea");
+    // A rename of a category no product is in costs the same one job, and the drainer finds nothing to re-sync; an unknown category is a 404.
     const empty = await ctx.call("POST", "/categories", { name: "Empty" });
-    expect(await ctx.call("PATCH", `/categories/${empty.id}`, { name: "Still empty" })).toMatchObject({ resynced: 0, sync: "skipped" });
-    expect((await ctx.app.inject({ method: "PATCH", url: "/categories/00000000-0000-4000-8000-000000000000", payload: { name: "x" } })).statusCode).toBe(404);
+    expect(await ctx.call("PATCH", `/categories/${empty.id}`, { name: "Still empty" })).toEqual({ id: empty.id, name: "Still empty", fanouts: 1 });
+    const missing = await ctx.app.inject({ method: "PATCH", url: "/categories/00000000-0000-4000-8000-000000000000", payload: { name: "x" } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ error: "not_found", message: "category 00000000-0000-4000-8000-000000000000 not found" });
   });
 
   it("moves a product to another category and edits it through updateWithJob", async () => {

@@ -9,14 +9,19 @@ import {
   resolveAlertThresholds,
   resolveMaintenanceOptions,
   runMaintenance,
+  verifyKeyReadiness,
+  verifyRunSummaries,
   type AlertThresholds,
   type Collection,
   type DrainerOptions,
   type MaintenanceOptions,
   type MaintenanceResult,
   type CollectionPurgeResult,
+  type ScheduledVerifyResult,
   type Sink,
+  type VerifyScheduleOptions,
 } from "@tether/core/internal";
+import { startVerifySchedule } from "./verify-schedule-loop.js";
 import { newDaemonState, recordMaintenance, recordPass, type DaemonState } from "./daemon-state.js";
 import { buildDrainerServer } from "./http-server.js";
 import { createMetricsRegistry } from "./metrics-registry.js";
@@ -53,6 +58,12 @@ export interface DrainerDaemonOptions {
   maintenance?: MaintenanceOptions & { intervalMs?: number };
   /** The tombstone retention purge. Default: hourly, tombstones older than 30 days. */
   tombstones?: TombstonePurgeSettings;
+  /**
+   * Scheduled anti-entropy, run by the maintenance leader: a fast verify of every collection
+   * each `fastIntervalMs`, a deep one each `deepIntervalMs`, paced and checkpointed (core's
+   * `VerifyScheduleOptions`). Default: hourly fast, daily deep.
+   */
+  verify?: VerifyScheduleOptions;
   /** Thresholds of GET /alerts. Default: core's (the same as infra/prometheus/tether-rules.yml). */
   alertThresholds?: AlertThresholds;
   /**
@@ -74,6 +85,8 @@ export interface DrainerDaemonEvents {
   /** A tombstone purge finished (run by the maintenance leader every `tombstones.purgeIntervalMs`). */
   tombstonePurge: [CollectionPurgeResult[]];
   tombstonePurgeError: [Error];
+  /** A scheduled verify run ended (completed, failed, or left to resume from its checkpoint). */
+  verifyRun: [ScheduledVerifyResult];
 }
 
 export interface DrainerDaemon {
@@ -111,7 +124,18 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
   const drainer = new Drainer({ ...opts.drainer, db: opts.db, sink: opts.sink, collections: opts.collections, logger });
 
   const tracing = opts.telemetry ?? startTelemetry({ serviceName: "tether-drainer", env: {} });
-  const metrics = createMetricsRegistry({ readSample: () => latestQueueSample(opts.db), logger });
+  // A collection with no verify run yet is overdue only once the alert's age has passed since this start.
+  const scheduleStartedAt = new Date();
+  const metrics = createMetricsRegistry({
+    readSample: () => latestQueueSample(opts.db),
+    readVerifyRuns: () => verifyRunSummaries(opts.db),
+    verifySchedule: () => ({
+      collections: opts.collections.map((c) => c.name),
+      modes: [...(verify.options.fastIntervalMs > 0 ? ["fast" as const] : []), ...(verify.options.deepIntervalMs > 0 ? ["deep" as const] : [])],
+      startedAt: scheduleStartedAt,
+    }),
+    logger,
+  });
   const state = newDaemonState();
   const events = new EventEmitter<DrainerDaemonEvents>();
 
@@ -153,6 +177,8 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
       });
   };
 
+  const verify = startVerifySchedule({ db: opts.db, sink: opts.sink, collections: opts.collections, options: opts.verify ?? {}, logger, onRun: (r) => events.emit("verifyRun", r) });
+
   let inFlight: Promise<MaintenanceResult> | undefined;
   const maintainNow = (): Promise<MaintenanceResult> => {
     inFlight ??= runMaintenance(opts.db, maintenanceOptions)
@@ -160,7 +186,10 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
         (r) => {
           recordMaintenance(state, r);
           events.emit("maintenance", r);
-          if (r.leader) purgeIfDue();
+          if (r.leader) {
+            purgeIfDue();
+            verify.runIfDue();
+          }
           return r;
         },
         (err: unknown) => {
@@ -190,7 +219,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
     }, delay);
   };
 
-  const app = await buildDrainerServer({ db: opts.db, drainer, state, metrics, alertThresholds, logger });
+  const app = await buildDrainerServer({ db: opts.db, drainer, state, metrics, alertThresholds, logger, collections: opts.collections.map((c) => c.name), scheduleStartedAt });
   try {
     await app.listen({ port: opts.port ?? 9464, host: opts.host ?? "0.0.0.0" });
   } catch (err) {
@@ -204,6 +233,13 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
 
   await heartbeat.start();
   drainer.start();
+  // What the bucketed verify of uuid and text ids still needs, said once at start-up (and by `tether status`).
+  void verifyKeyReadiness(opts.db, opts.sink, opts.collections, { timeoutMs: 10_000, retries: 0 }).then(
+    (warnings) => {
+      for (const w of warnings) logger.warn({ collection: w.collection, kind: w.kind, ...(w.unkeyed !== undefined ? { unkeyed: w.unkeyed } : {}), fix: w.fix }, w.message);
+    },
+    (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, "could not check what verify needs"),
+  );
   void maintainNow().catch(() => undefined);
   scheduleMaintenance();
   logger.info(
@@ -213,7 +249,9 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
       intervalMs: drainer.options.intervalMs,
       deadlineMs: drainer.options.deadlineMs,
       maxAttempts: drainer.options.maxAttempts,
+      fanoutChunkSize: drainer.options.fanoutChunkSize,
       maintenanceIntervalMs,
+      verify: verify.options,
       listen: drainer.options.listen !== undefined,
       collections: opts.collections.map((c) => c.jobName),
     },
@@ -229,6 +267,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
       await heartbeat.stop();
       await inFlight?.catch(() => undefined);
       await purging;
+      await verify.stop();
       await app.close();
       await tracing.shutdown();
       await metrics.shutdown();

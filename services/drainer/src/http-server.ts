@@ -9,6 +9,10 @@ import type { MetricsRegistry } from "./metrics-registry.js";
 export interface DrainerServerOptions {
   db: Kysely<any>;
   drainer: Drainer;
+  /** Names of the configured collections (the verify-overdue alert covers each). */
+  collections: readonly string[];
+  /** When this daemon started scheduling verify runs (verify_overdue counts a collection with no run at all from then). */
+  scheduleStartedAt: Date;
   state: DaemonState;
   metrics: MetricsRegistry;
   alertThresholds: AlertThresholds;
@@ -63,7 +67,7 @@ export async function buildDrainerServer(opts: DrainerServerOptions): Promise<Fa
   // 200 whatever fires (the body's `firing` says it); 503 only when Postgres cannot be asked.
   app.get("/alerts", async (_req, reply) => {
     try {
-      return reply.send(await evaluateAlerts(opts.db, opts.alertThresholds));
+      return reply.send(await evaluateAlerts(opts.db, opts.alertThresholds, { collections: opts.collections, scheduleStartedAt: opts.scheduleStartedAt }));
     } catch (err) {
       opts.logger.warn({ err: String(err) }, "could not evaluate alerts");
       throw new HttpError("database_unavailable", "cannot evaluate alerts: the database did not answer; see the drainer's log", { cause: err });

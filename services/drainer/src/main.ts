@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `tether-drainer`: env + tether.config.ts → Postgres (migrated, config checked) → the config's sink, given
- * the URL of the engine TETHER_SINK names (ELASTICSEARCH_URL or OPENSEARCH_URL) → daemon.
+ * the connection variables of the engine TETHER_SINK names (ELASTICSEARCH_* or OPENSEARCH_*) → daemon.
  * The config comes from `--config <file>`, else TETHER_CONFIG, else ./tether.config.ts; this
  * process names no collection itself. A config error stops it at start (exit 1) with a message
  * naming the file and the field.
@@ -32,24 +32,30 @@ function stopOnConfigError(err: unknown): never {
 const loaded: LoadedConfig = await loadConfig({ path: args.config ?? env.TETHER_CONFIG }).catch(stopOnConfigError);
 const { config } = loaded;
 logger.info(
-  { config: loaded.file, databaseUrl: maskUrl(env.DATABASE_URL), sink: env.SINK.kind, sinkUrl: maskUrl(env.SINK.url), indexPrefix: env.TETHER_INDEX_PREFIX },
+  { config: loaded.file, databaseUrl: maskUrl(env.DATABASE_URL), sink: env.SINK.kind, sinkConnection: env.SINK.connection, indexPrefix: env.TETHER_INDEX_PREFIX },
   "starting",
 );
 
 // A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70;
 // a config that does not match Postgres exits 1 naming the file and the field.
-await startService(logger, async () => {
+// The fatal line of a failed start names the Postgres it tried (password masked).
+await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-drainer" });
   await migrate(db, config.migrations ?? []);
   // A table that only needs `tether adopt` does not stop the daemon: no job of its collection
   // can exist before adoption adds the version column, and once adopted its jobs are served
   // like any other (adopt's NOTIFY wakes this loop), without a restart.
-  const needsAdoption = await checkConfigSchema(db, loaded, { pendingAdoption: "report" }).catch(async (err: unknown) => {
+  const needsAdoption = await checkConfigSchema(db, loaded, {
+    pendingAdoption: "report",
+    // What works but will cost (a fan-out whose chunks scan a table for want of an index): said once, at start.
+    onWarning: (w) => logger.warn({ config: w.file, field: w.field }, w.message),
+  }).catch(async (err: unknown) => {
     await db.destroy();
     stopOnConfigError(err);
   });
   for (const p of needsAdoption) logger.warn({ collection: p.collection, table: p.table, missing: p.missing, command: p.command }, "collection needs adopting; served once adopted");
-  const sink = config.sink({ url: env.SINK.url, indexPrefix: env.TETHER_INDEX_PREFIX });
+  // The config's factory decides the connection with the environment's (docs/connecting.md).
+  const sink = config.sink(env.SINK.environment);
   // Like `tether migrate`: Tether creates a missing index behind its alias with the declared
   // mapping (writes never let the engine create one), and says which mapping differs and the fix.
   // An engine that does not answer is not fatal: the loop retries it, jobs wait in Postgres.

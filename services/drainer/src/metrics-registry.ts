@@ -1,9 +1,14 @@
-import type { Logger, QueueSample } from "@tether/core/internal";
+import type { Logger, QueueSample, VerifyRunSummary } from "@tether/core/internal";
+import { observeVerifyRuns, type VerifySchedule } from "./verify-metrics.js";
 import { createPrometheusMetrics } from "@tether/service-kit";
 
 export interface MetricsRegistryOptions {
   /** Reads the newest queue sample (written by whichever replica leads maintenance). */
   readSample: () => Promise<QueueSample | undefined>;
+  /** Reads the last completed and the running verify run of each collection and mode. */
+  readVerifyRuns?: () => Promise<VerifyRunSummary[]>;
+  /** What this process schedules (read at scrape time): tether_verify_scheduled_since_timestamp_seconds covers each collection and mode. */
+  verifySchedule?: () => VerifySchedule;
   logger: Logger;
   /** service.name of the exported target_info. Default "tether-drainer". */
   serviceName?: string;
@@ -33,7 +38,13 @@ export function createMetricsRegistry(opts: MetricsRegistryOptions): MetricsRegi
   const expired = meter.createObservableGauge("tether_jobs_expired", { description: "Expired jobs awaiting an operator (swept or not)" });
   const parked = meter.createObservableGauge("tether_jobs_parked", { description: "Parked (dead-lettered) jobs awaiting an operator" });
   const oldestDue = meter.createObservableGauge("tether_oldest_due_job_age_seconds", {
-    description: "Age of the oldest due live (non-reindex) job",
+    description: "Age of the oldest due live job (re-index and fan-out work aside)",
+    unit: "s",
+  });
+  // Fan-out work (tags fanout:…) has its own age: a rename that reaches a million documents is
+  // a backlog to see, not live lag to page on. Its length is tether_queue_length{tag=~"fanout:.*"}.
+  const fanoutOldestDue = meter.createObservableGauge("tether_fanout_oldest_due_job_age_seconds", {
+    description: "Age of the oldest due fan-out job (changes of embedded tables and the sync jobs they enqueued)",
     unit: "s",
   });
   const sampleAge = meter.createObservableGauge("tether_queue_sample_age_seconds", {
@@ -63,10 +74,13 @@ export function createMetricsRegistry(opts: MetricsRegistryOptions): MetricsRegi
       result.observe(expired, sample.expired);
       result.observe(parked, sample.parked);
       result.observe(oldestDue, sample.oldestDueAgeSeconds);
+      result.observe(fanoutOldestDue, sample.fanoutOldestDueAgeSeconds);
       result.observe(sampleAge, Math.max(0, (Date.now() - sample.at.getTime()) / 1000));
     },
-    [queueLength, expired, parked, oldestDue, sampleAge],
+    [queueLength, expired, parked, oldestDue, fanoutOldestDue, sampleAge],
   );
+
+  if (opts.readVerifyRuns) observeVerifyRuns(meter, opts.readVerifyRuns, opts.logger, opts.verifySchedule);
 
   return {
     scrape: () => registry.scrape((e) => opts.logger.warn({ err: String(e) }, "metrics collection error")),

@@ -1,4 +1,5 @@
 import { once } from "node:events";
+import { sql } from "kysely";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWriter, insertJobs, migrate, pauseName, resumeName, type DrainResult } from "@tether/core/internal";
@@ -52,6 +53,8 @@ describe("the drainer daemon", () => {
       // Long intervals: the tests drive passes with poke() and maintenance with maintainNow().
       drainer: { intervalMs: 600_000, batchSize: 100 },
       maintenance: { intervalMs: 600_000, sampleIntervalMs: 0 },
+      // No scheduled verify: its repairs would race the passes these tests count.
+      verify: { fastIntervalMs: 0, deepIntervalMs: 0 },
     });
     base = `http://127.0.0.1:${daemon.port}`;
   });
@@ -99,11 +102,28 @@ describe("the drainer daemon", () => {
     expect(metricValue(text, "tether_queue_length", lane) ?? 0).toBe(0);
   });
 
+  it("exports fan-out work apart: its lanes in tether_queue_length by tag, its own oldest-due gauge, and not in the live one", async () => {
+    await pauseName(ctx.db, lane.name, "fan-out gauge test");
+    const fanout = { name: lane.name, tag: "fanout:author.update", priority: "10" };
+    await insertJobs(ctx.db, [1, 2, 3].map((i) => ({ name: lane.name, entityId: String(900 + i), priority: 10, tag: fanout.tag, delayMs: 0 })));
+    // Work that has waited an hour, as a large fan-out's tail may.
+    await sql`UPDATE tether.job SET scheduled_at = now() - interval '1 hour', enqueued_at = now() - interval '1 hour' WHERE tag = ${fanout.tag}`.execute(ctx.db);
+    await daemon.maintainNow();
+    const text = await scrape();
+    expect(metricValue(text, "tether_queue_length", fanout)).toBe(3);
+    expect(metricValue(text, "tether_fanout_oldest_due_job_age_seconds")).toBeGreaterThanOrEqual(3600);
+    expect(metricValue(text, "tether_oldest_due_job_age_seconds")).toBeLessThan(3600);
+    await sql`DELETE FROM tether.job WHERE tag = ${fanout.tag}`.execute(ctx.db);
+    await resumeName(ctx.db, lane.name);
+    await daemon.maintainNow();
+    expect(metricValue(await scrape(), "tether_fanout_oldest_due_job_age_seconds")).toBe(0);
+  });
+
   it("answers /alerts with 200 whether or not an alert fires", async () => {
     let res = await fetch(`${base}/alerts`);
     expect(res.status).toBe(200);
     let body = (await res.json()) as { firing: boolean; alerts: { name: string; firing: boolean; value: number }[] };
-    expect(body.alerts.map((a) => a.name)).toEqual(["completion_rate_low", "queue_length_high", "expired_jobs", "parked_jobs", "oldest_due_job_too_old"]);
+    expect(body.alerts.map((a) => a.name)).toEqual(["completion_rate_low", "queue_length_high", "expired_jobs", "parked_jobs", "oldest_due_job_too_old", "verify_drift_found", "verify_overdue"]);
     expect(body.firing).toBe(false);
 
     // A job no collection handles is parked on its first pass.

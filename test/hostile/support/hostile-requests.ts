@@ -100,6 +100,23 @@ export const byIdRequests = (existing: readonly string[]) =>
       return { method, url, ...wrap(withExtras(fields, extra), how) };
     });
 
+/** GET, PUT, PATCH and DELETE /api/users/:userid with hostile user ids and bodies. */
+export const userRequests = (existing: readonly string[]) =>
+  fc
+    .record({
+      method: fc.constantFrom<Method>("GET", "PUT", "PATCH", "DELETE"),
+      userid: fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...existing) }, { weight: 3, arbitrary: hostileString }),
+      displayName: optional(fc.oneof({ weight: 3, arbitrary: fc.constant("Prop") }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: hostileValue })),
+      hidden: optional(field(true)),
+      extra: extras,
+      how: envelope,
+    })
+    .map(({ method, userid, extra, how, ...fields }): HostileRequest => {
+      const url = `/api/users/${encodeAny(userid)}`;
+      if (method === "GET" || method === "DELETE") return { method, url, headers: {} };
+      return { method, url, ...wrap(withExtras(fields, extra), how) };
+    });
+
 /** A query string with the route's parameters hostile, repeated, or joined by unknown ones. */
 function queryString(params: Record<string, unknown>, extra: Record<string, unknown> | null, repeat: string | null): string {
   const parts: string[] = [];
@@ -122,8 +139,9 @@ export const searchRequests = fc
     group: optional(field("g-prop")),
     q: optional(field("text")),
     limit: optional(fc.oneof(fc.constantFrom("1", "20", "200", "201", "0", "-1", "1.5", "1e2", "9999999999"), hostileString)),
+    include_hidden: optional(fc.oneof(fc.constantFrom("true", "false", "TRUE", "1", ""), hostileString)),
     extra: queryExtras,
-    repeat: fc.option(fc.constantFrom("q", "user", "limit"), { freq: 8 }),
+    repeat: fc.option(fc.constantFrom("q", "user", "limit", "include_hidden"), { freq: 8 }),
   })
   .map(({ extra, repeat, ...params }): HostileRequest => ({ method: "GET", url: `/api/search${queryString(params, extra, repeat)}`, headers: {} }));
 

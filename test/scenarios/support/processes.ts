@@ -31,7 +31,8 @@ export interface ServiceProcess {
  * services/<svc>/src/main.ts`) with PORT / METRICS_PORT 0, and resolves once it logged its
  * "listening" line.
  */
-export async function spawnService(kind: ServiceKind, env: Record<string, string>, opts: { startTimeoutMs?: number } = {}): Promise<ServiceProcess> {
+export async function spawnService(kind: ServiceKind, env: Record<string, string>, opts: { startTimeoutMs?: number; /** Log lines kept (the newest). Default 200; Infinity keeps all (a secret scan). */ keepLines?: number } = {}): Promise<ServiceProcess> {
+  const keepLines = opts.keepLines ?? 200;
   const portVar = kind === "api" ? "PORT" : "METRICS_PORT";
   const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", MAINS[kind]], {
     cwd: REPO,
@@ -45,7 +46,7 @@ export async function spawnService(kind: ServiceKind, env: Record<string, string
     let buf = "";
     const onLine = (line: string) => {
       logs.push(line);
-      if (logs.length > 200) logs.shift();
+      if (logs.length > keepLines) logs.shift();
       if (!line.includes('"listening"')) return;
       try {
         const rec = JSON.parse(line) as { msg?: string; port?: number };
@@ -67,6 +68,7 @@ export async function spawnService(kind: ServiceKind, env: Record<string, string
     });
     child.stderr!.on("data", (d: Buffer) => {
       for (const l of d.toString("utf8").split("\n")) if (l) logs.push(`[stderr] ${l}`);
+      while (logs.length > keepLines) logs.shift();
     });
     void exited.then((e) => {
       clearTimeout(timer);

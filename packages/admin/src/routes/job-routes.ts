@@ -2,6 +2,7 @@ import { Type } from "typebox";
 import { cancelQueuedJobs, listQueuedJobs, reprioritizeQueuedJobs } from "@tether/core/internal";
 import type { AdminApp, AdminContext } from "../admin-context.js";
 import { selection } from "../schemas/selection.js";
+import { ViaSchema } from "../schemas/fanout-schemas.js";
 import { authErrors, Cursor, EntityId, Ids, JobName, Limit, Nullable, page, Page, Tag, Timestamp } from "../schemas/common-schemas.js";
 
 const JobState = Type.Union([Type.Literal("due"), Type.Literal("future"), Type.Literal("expired")]);
@@ -15,7 +16,7 @@ const JobFilter = {
 const JobQuery = Type.Object({ ...JobFilter, cursor: Type.Optional(Cursor), limit: Type.Optional(Limit) }, { additionalProperties: false });
 
 export const QueuedJobSchema = Type.Object({
-  id: Type.String(), name: Type.String(), tag: Type.String(), priority: Type.Integer(), entityId: Nullable(Type.String()), force: Type.Boolean(),
+  id: Type.String(), name: Type.String(), tag: Type.String(), priority: Type.Integer(), entityId: Nullable(Type.String()), force: Type.Boolean(), via: Nullable(ViaSchema),
   attempts: Type.Integer(), lastError: Nullable(Type.String()), enqueuedAt: Timestamp, scheduledAt: Timestamp, expiresAt: Timestamp, state: JobState,
 });
 

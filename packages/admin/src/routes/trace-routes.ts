@@ -6,6 +6,9 @@ import { QueuedJobSchema } from "./job-routes.js";
 import { traceEntity } from "../entity-trace.js";
 import { TraceVerdictSchema } from "../schemas/trace-verdict-schema.js";
 import { AnyObject, authErrors, EntityId, Nullable, Timestamp } from "../schemas/common-schemas.js";
+import { FanoutSchema, ViaSchema } from "../schemas/fanout-schemas.js";
+
+const ReachedLink = { embed: Type.String(), table: Type.String(), column: Type.String(), value: Type.String() };
 
 export const TraceSchema = Type.Object({
   collection: Type.String(), jobName: Type.String(), index: Type.String(), id: Type.String(),
@@ -22,7 +25,18 @@ export const TraceSchema = Type.Object({
   )),
   pendingJobs: Type.Array(QueuedJobSchema),
   deadJobs: Type.Array(DeadJobSchema),
-  events: Type.Array(Type.Object({ id: Type.String(), at: Timestamp, kind: Type.String(), jobId: Nullable(Type.String()), tag: Nullable(Type.String()), priority: Nullable(Type.Integer()), detail: Nullable(Type.String()) })),
+  events: Type.Array(Type.Object({
+    id: Type.String(), at: Timestamp, kind: Type.String(), jobId: Nullable(Type.String()), tag: Nullable(Type.String()), priority: Nullable(Type.Integer()), detail: Nullable(Type.String()),
+    via: Nullable(ViaSchema),
+  })),
+  fanout: Type.Object({
+    links: Type.Array(Type.Object(ReachedLink), { description: "The rows of its fan-out embeds the document reads now" }),
+    pendingChanges: Type.Array(Type.Object({
+      ...ReachedLink, version: Type.Number(), expanded: Type.Number(), changedAt: Timestamp,
+      fanout: Type.Union([Type.Literal("queued"), Type.Literal("parked"), Type.Literal("lost")], { description: "Where its fan-out job is: queued, parked, or lost (verify enqueues it again)" }),
+    }), { description: "Changes of those rows not yet expanded (tether.embed_change)" }),
+    fanouts: Type.Array(Type.Object({ ...FanoutSchema.properties, reached: Type.Boolean({ description: "Its expansion has bumped this document already" }) }), { description: "The fan-out jobs queued for those rows" }),
+  }, { description: "Why the document will be re-synced from a table it reads" }),
 });
 
 export async function traceRoutes(app: AdminApp, ctx: AdminContext): Promise<void> {

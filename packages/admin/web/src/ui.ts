@@ -101,3 +101,16 @@ export function traceLink(ctx: ViewContext, jobName: string, id: string | null):
   const c = ctx.collections.find((x) => x.jobName === jobName);
   return c ? link(id, "trace", { collection: c.name, id }) : id;
 }
+
+/** Where a job came from when a change of an embedded table enqueued it: "shop_category.id = 7 (fan-out 12)". */
+export function viaText(via: { table: string; column: string; value: string; fanout?: string } | null | undefined): string {
+  if (!via) return "";
+  return `${via.table}.${via.column} = ${via.value}${via.fanout ? ` (fan-out ${via.fanout})` : ""}`;
+}
+
+/** A fan-out's progress: a bar and "done / total" ("?" until its total is counted). */
+export function fanoutProgress(f: { done: number; total: number | null }): HTMLElement {
+  return h("span", { class: "inline" },
+    f.total ? h("progress", { max: f.total, value: Math.min(f.done, f.total) }) : null,
+    `${num(f.done)} / ${f.total === null ? "?" : num(f.total)}`);
+}

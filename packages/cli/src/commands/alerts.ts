@@ -59,7 +59,7 @@ export function registerAlerts(program: Command): void {
       ...(opts.oldestDueMax !== undefined ? { oldestDueJobMaxAgeSeconds: opts.oldestDueMax } : {}),
     };
     // Flags override the config's options.alerts, which override core's defaults.
-    const report = await withContext(opts, (ctx) => evaluateAlerts(ctx.db, { ...ctx.options.alerts, ...flags }));
+    const report = await withContext(opts, (ctx) => evaluateAlerts(ctx.db, { ...ctx.options.alerts, ...flags }, { collections: ctx.collections.map((c) => c.name) }));
     output(opts, report, () => render(report));
     if (report.firing) {
       const names = report.alerts.filter((a) => a.firing).map((a) => a.name);

@@ -12,6 +12,11 @@ interface EnableOptions extends CommonOptions {
 /** `--sql` prints the SQL; otherwise the status after the change. */
 type CaptureCliResult = { collection: string; sql?: string } & Partial<CaptureStatus>;
 
+/** One line per embedded table the collection's documents read, with its capture triggers. */
+function embedLines(embeds: CaptureStatus["embeds"] | undefined): string[] {
+  return (embeds ?? []).map((e) => `  embedded table ${e.table} (${e.embed}): ${e.enabled ? "enabled" : e.triggers.length > 0 ? "partial" : "disabled"}${e.triggers.length > 0 ? ` (triggers: ${e.triggers.join(", ")})` : ""}`);
+}
+
 interface DisableOptions extends CommonOptions {
   sql?: boolean;
 }
@@ -28,7 +33,7 @@ export function registerCapture(program: Command): void {
   withCommonOptions(
     capture
       .command("enable <collection>")
-      .description("install (or replace) the capture trigger on the collection's table")
+      .description("install (or replace) the capture triggers on the collection's table and on every table its documents embed")
       .option("--tag <tag>", 'tag of captured jobs (default "capture")')
       .option("--priority <n>", "priority of captured jobs; lower runs first (default 1, like live writes)", intOption(0, 1_000_000))
       .option("--grace-ms <ms>", "delay before a captured job is due (default 60000; 0 = due at once, drainers are woken)", intOption(0, 86_400_000))
@@ -46,13 +51,15 @@ export function registerCapture(program: Command): void {
       await enableCapture(ctx.db, collection, options);
       return { collection: collection.name, ...(await captureStatus(ctx.db, collection)) } as CaptureCliResult;
     }, { checkSchema: false });
-    output(opts, result, () => (result.sql !== undefined ? result.sql : `capture enabled on ${result.collection} (triggers: ${(result.triggers ?? []).join(", ")})`));
+    output(opts, result, () =>
+      result.sql !== undefined ? result.sql : [`capture enabled on ${result.collection} (triggers: ${(result.triggers ?? []).join(", ")})`, ...embedLines(result.embeds)].join("\n"),
+    );
   });
 
   withCommonOptions(
     capture
       .command("disable <collection>")
-      .description("remove the capture trigger and its functions")
+      .description("remove the capture triggers and their functions, the embedded tables' too")
       .option("--sql", "print the SQL for a migration file instead of running it"),
   ).action(async (name: string, opts: DisableOptions) => {
     const result = await withContext(opts, async (ctx) => {
@@ -64,13 +71,15 @@ export function registerCapture(program: Command): void {
     output(opts, result, () => (result.sql !== undefined ? result.sql : `capture disabled on ${result.collection}: no trigger left`));
   });
 
-  withCommonOptions(capture.command("status [collection]").description("show which collections capture writes")).action(
+  withCommonOptions(capture.command("status [collection]").description("show which collections capture writes, and each embedded table's triggers")).action(
     async (name: string | undefined, opts: CommonOptions) => {
       const result = await withContext(opts, async (ctx) => {
         const targets = name === undefined ? ctx.collections : [pickCollection(ctx, name)];
         return Promise.all(targets.map(async (c) => ({ collection: c.name, ...(await captureStatus(ctx.db, c)) })));
       }, { checkSchema: false });
-      output(opts, result, () => result.map((r) => `${r.collection}: capture ${r.enabled ? "enabled" : r.triggers.length > 0 ? `partial (${r.triggers.join(", ")})` : "disabled"}`).join("\n"));
+      output(opts, result, () =>
+        result.flatMap((r) => [`${r.collection}: capture ${r.enabled ? "enabled" : r.triggers.length > 0 ? `partial (${r.triggers.join(", ")})` : "disabled"}`, ...embedLines(r.embeds)]).join("\n"),
+      );
     },
   );
 }

@@ -1,9 +1,12 @@
 import type { Command } from "commander";
-import { checkConfigSchema, migrate, raiseVersionFloor } from "@tether/core";
+import { checkConfigSchema, migrate, raiseVersionFloor, type ConfigWarning } from "@tether/core";
+import { verifyKeyReadiness } from "@tether/core/internal";
 import { CommandFailedError } from "../cli-errors.js";
 import { output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 import { migrateIndexes, renderIndexReports, unreachableIndexes } from "./migrate-indexes.js";
 import { pendingAdoptionLines } from "./pending-adoption.js";
+import { configWarningLines } from "./config-warnings.js";
+import { verifyKeyLines } from "./verify-key-lines.js";
 
 /** `tether migrate`: applies tether's schema and the configured application migrations. */
 export function registerMigrate(program: Command): void {
@@ -15,12 +18,16 @@ export function registerMigrate(program: Command): void {
           const applied = await migrate(ctx.db, ctx.migrations);
           // The application's tables exist only now: check the config against them. A table
           // that only lacks what `tether adopt` adds is reported, not refused.
-          const needsAdoption = await checkConfigSchema(ctx.db, ctx.config, { pendingAdoption: "report" });
+          const warnings: ConfigWarning[] = [];
+          const needsAdoption = await checkConfigSchema(ctx.db, ctx.config, { pendingAdoption: "report", onWarning: (w) => warnings.push(w) });
           // Versions written before tether (or before its version sequence) stay below every
           // version handed out from now on: a re-inserted id can never land on an old one.
           const pending = new Set(needsAdoption.map((p) => p.collection));
           for (const c of ctx.collections) if (!pending.has(c.name)) await raiseVersionFloor(ctx.db, c);
-          return { ...applied, needsAdoption, indexes: await migrateIndexes(ctx) };
+          const indexes = await migrateIndexes(ctx);
+          // What the bucketed verify of uuid and text ids still needs (a rebuild, an index on the key).
+          const verifyKeys = await verifyKeyReadiness(ctx.db, ctx.sink, ctx.collections.filter((c) => !pending.has(c.name)), { timeoutMs: 5_000, retries: 0 });
+          return { ...applied, needsAdoption, warnings, indexes, ...(verifyKeys.length > 0 ? { verifyKeys } : {}) };
         },
         { checkSchema: false, tetherSchema: false },
       );
@@ -30,11 +37,18 @@ export function registerMigrate(program: Command): void {
             ? ["schema is up to date"]
             : [`applied ${result.applied.length} migration(s):`, ...result.applied.map((m) => `  ${m.namespace} ${String(m.id).padStart(6, "0")} ${m.name}`)]),
           ...pendingAdoptionLines(result.needsAdoption),
+          ...configWarningLines(result.warnings),
           ...renderIndexReports(result.indexes),
+          ...verifyKeyLines(result.verifyKeys ?? []),
         ].join("\n"),
       );
       const unreachable = unreachableIndexes(result.indexes);
-      if (unreachable.length > 0) throw new CommandFailedError(`the database is migrated, but ${unreachable.length} index(es) could not be created or checked (${unreachable.map((r) => r.error).join("; ")}): run \`tether migrate\` again once the engine answers`);
+      if (unreachable.length > 0) {
+        // A refused privilege is not an engine that does not answer: the fix is the role (docs/connecting.md#roles).
+        const denied = unreachable.every((r) => /permission denied|HTTP 401/.test(r.error ?? ""));
+        const then = denied ? "grant the privilege (docs/connecting.md#roles), then run `tether migrate` again" : "run `tether migrate` again once the engine answers";
+        throw new CommandFailedError(`the database is migrated, but ${unreachable.length} index(es) could not be created or checked (${unreachable.map((r) => r.error).join("; ")}): ${then}`);
+      }
     },
   );
 }

@@ -12,7 +12,7 @@ export interface RunResult {
 }
 
 /** Runs `tether <args>` from source as a child process (stdout and stderr are pipes, not TTYs). */
-export function runCli(ctx: TestContext, args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
+export function runCli(ctx: Pick<TestContext<any>, "databaseUrl" | "elasticsearchUrl" | "indexPrefix">, args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
   const base: Record<string, string | undefined> = {
     ...process.env,
     DATABASE_URL: ctx.databaseUrl,

@@ -3,6 +3,7 @@ import type { Collection } from "../collection.js";
 import { ValidationError } from "../errors.js";
 import { raiseVersionFloor } from "../store/version-store.js";
 import { captureNames, resolveCaptureOptions, WAKE_CHANNEL, WRITER_SETTING, type CaptureOptions } from "./capture-options.js";
+import { embedCaptureNames, embedCaptureSql } from "./embed-capture-store.js";
 
 /**
  * The capture trigger: every SQL statement that installs, removes or inspects it lives here.
@@ -35,7 +36,7 @@ const qi = (ident: string) => ident.split(".").map((p) => `"${p}"`).join(".");
 const lit = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 export interface CaptureSql {
-  /** Installs (or replaces) the functions and triggers; idempotent. */
+  /** Installs (or replaces) the functions and triggers, the embedded tables' included; idempotent. */
   enable: string;
   /** Removes them; idempotent. */
   disable: string;
@@ -111,7 +112,29 @@ export function captureSql(collection: Collection<any>, options: CaptureOptions 
     ...[n.bump, n.bumpInsert, n.insert, n.update, n.delete].map((t) => `DROP TRIGGER IF EXISTS ${qi(t)} ON ${table};`),
     ...[n.bump, n.insert, n.update, n.delete].map((f) => `DROP FUNCTION IF EXISTS tether.${qi(f)}();`),
   ].join("\n");
-  return { enable, disable };
+  // The tables the documents read: a change there reaches every document that embeds the row.
+  const embeds = embedCaptureSql(collection);
+  return { enable: [enable, embeds.enable].filter(Boolean).join("\n"), disable: [disable, embeds.disable].filter(Boolean).join("\n") };
+}
+
+async function columnsOf(db: Db, table: string): Promise<Set<string>> {
+  const r = await sql<{ attname: string }>`
+    SELECT a.attname FROM pg_attribute a
+    WHERE a.attrelid = to_regclass(${table}) AND a.attnum > 0 AND NOT a.attisdropped`.execute(db);
+  return new Set(r.rows.map((x) => x.attname));
+}
+
+/** Every embedded table exists with the columns its declaration names (its link, key, read columns, and its child's link column). */
+async function requireEmbedColumns(db: Db, collection: Collection<any>): Promise<void> {
+  for (const e of Object.values(collection.embeds)) {
+    const have = await columnsOf(db, e.table);
+    if (have.size === 0) throw new ValidationError(`collection.embeds.${e.name}.table`, `table ${e.table} does not exist`);
+    for (const c of [e.linkColumn, e.primaryKey, ...(e.columns ?? [])]) {
+      if (!have.has(c)) throw new ValidationError(`collection.embeds.${e.name}`, `table ${e.table} has no column "${c}"`);
+    }
+    const child = await columnsOf(db, e.childTable);
+    if (!child.has(e.childColumn)) throw new ValidationError(`collection.embeds.${e.name}.on`, `table ${e.childTable} has no column "${e.childColumn}"`);
+  }
 }
 
 async function requireColumns(db: Db, collection: Collection<any>): Promise<void> {
@@ -142,6 +165,7 @@ async function requireColumns(db: Db, collection: Collection<any>): Promise<void
 export async function enableCapture(db: Db, collection: Collection<any>, options: CaptureOptions = {}): Promise<void> {
   const { enable } = captureSql(collection, options);
   await requireColumns(db, collection);
+  await requireEmbedColumns(db, collection);
   // Outside the DDL transaction: its max() read must not hold the trigger's lock.
   await raiseVersionFloor(db, collection);
   await db.transaction().execute((trx) => sql.raw(enable).execute(trx));
@@ -158,12 +182,14 @@ export async function disableCapture(db: Db, collection: Collection<any>): Promi
 }
 
 export interface CaptureStatus {
-  /** True when all five triggers are installed and enabled. */
+  /** True when all five triggers, and every embedded table's three, are installed and enabled. */
   enabled: boolean;
   /** Capture triggers present on the table. */
   triggers: string[];
   /** Capture functions present in the tether schema. */
   functions: string[];
+  /** The tables the documents read, each with its capture triggers present (three when captured). */
+  embeds: { embed: string; table: string; triggers: string[]; enabled: boolean }[];
 }
 
 /**
@@ -182,5 +208,13 @@ export async function captureStatus(db: Db, collection: Collection<any>): Promis
     SELECT p.proname FROM pg_proc p JOIN pg_namespace s ON s.oid = p.pronamespace
     WHERE s.nspname = 'tether' AND p.proname = ANY(${functions}::text[]) ORDER BY p.proname`.execute(db);
   const triggers = t.rows.map((r) => r.tgname);
-  return { enabled: t.rows.length === names.length && t.rows.every((r) => r.tgenabled !== "D"), triggers, functions: f.rows.map((r) => r.proname) };
+  const embeds = [];
+  for (const e of Object.values(collection.embeds)) {
+    const en = Object.values(embedCaptureNames(e));
+    const et = await sql<{ tgname: string; tgenabled: string }>`
+      SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = to_regclass(${e.table}) AND tgname = ANY(${en}::text[]) ORDER BY tgname`.execute(db);
+    embeds.push({ embed: e.name, table: e.table, triggers: et.rows.map((r) => r.tgname), enabled: et.rows.length === en.length && et.rows.every((r) => r.tgenabled !== "D") });
+  }
+  const own = t.rows.length === names.length && t.rows.every((r) => r.tgenabled !== "D");
+  return { enabled: own && embeds.every((e) => e.enabled), triggers, functions: f.rows.map((r) => r.proname), embeds };
 }

@@ -14,3 +14,16 @@ export async function tableColumns(db: Kysely<any>, table: string): Promise<stri
   if (!rows[0]?.exists) return undefined;
   return rows.flatMap((r) => (r.column ? [r.column] : []));
 }
+
+/**
+ * The columns of `table` that are the first key column of some valid index (what a lookup by
+ * that column alone can use); empty for a view or an unknown table.
+ */
+export async function leadingIndexColumns(db: Kysely<any>, table: string): Promise<string[]> {
+  const r = await sql<{ column: string }>`
+    SELECT DISTINCT a.attname AS column
+    FROM pg_catalog.pg_index i
+    JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+    WHERE i.indrelid = to_regclass(${table}) AND i.indisvalid`.execute(db);
+  return r.rows.map((x) => x.column);
+}

@@ -1,6 +1,9 @@
 import type { Kysely } from "kysely";
 import { tableColumns } from "./catalog-store.js";
 import { ConfigError } from "./config-error.js";
+import { checkEmbedsSchema, type ConfigWarning } from "./check-embeds-schema.js";
+
+export type { ConfigWarning };
 import type { LoadedConfig } from "./tether-config.js";
 
 /**
@@ -24,11 +27,17 @@ export interface CheckConfigSchemaOptions {
    * migrate` reports it, the drainer serves the other collections and this one once adopted).
    */
   pendingAdoption?: "error" | "report";
+  /**
+   * Called for what works but will cost, e.g. a fan-out embed whose child column no index
+   * starts with (each chunk of its fan-outs scans the table). Default: ignored.
+   */
+  onWarning?: (warning: ConfigWarning) => void;
 }
 
 /**
  * Checks every collection of a loaded config against Postgres: its table exists, and so do its
- * id, version and soft-delete columns and the columns of its re-index scopes. Run at start,
+ * id, version and soft-delete columns and the columns of its re-index scopes, and each embedded
+ * table with its link, primary key and read columns and the child column of its link. Run at start,
  * after migrations, so a typo stops the process instead of parking every job later.
  * Throws `ConfigError` naming the file and the field; returns the tables that need adopting
  * when `pendingAdoption` is "report".
@@ -36,7 +45,7 @@ export interface CheckConfigSchemaOptions {
  * @example
  * const loaded = await loadConfig({ path });
  * await migrate(db, loaded.config.migrations ?? []);
- * await checkConfigSchema(db, loaded);
+ * await checkConfigSchema(db, loaded, { onWarning: (w) => console.warn(`${w.field}: ${w.message}`) });
  */
 export async function checkConfigSchema(db: Kysely<any>, { file, config }: LoadedConfig, opts: CheckConfigSchemaOptions = {}): Promise<PendingAdoption[]> {
   const pending: PendingAdoption[] = [];
@@ -53,6 +62,7 @@ export async function checkConfigSchema(db: Kysely<any>, { file, config }: Loade
         throw new ConfigError(file, `${field}.${key}`, `column "${column}" does not exist in table "${c.table}" (collection "${c.name}")`);
       }
     }
+    await checkEmbedsSchema(db, file, field, c, opts.onWarning ?? (() => undefined));
     // What adopt adds is checked last: a table with another problem is reported for that one.
     const adoptable: [string, string | undefined][] = [
       ["versionColumn", c.versionColumn],

@@ -1,8 +1,12 @@
 export { ConfigError } from "./config-error.js";
-export { checkConfigSchema, type CheckConfigSchemaOptions, type PendingAdoption } from "./check-config-schema.js";
+export { checkConfigSchema, type CheckConfigSchemaOptions, type ConfigWarning, type PendingAdoption } from "./check-config-schema.js";
 export { DEFAULT_CONFIG_FILES, loadConfig, type LoadConfigOptions } from "./load-config.js";
 export { defineConfig, type LoadedConfig, type SinkEnvironment, type SinkFactory, type TetherConfig } from "./tether-config.js";
 export { TetherOptionsSchema, type TetherOptions } from "./tether-options.js";
 export { validateConfig } from "./validate-config.js";
 export { sinkFromConfig, writerFromConfig } from "./from-config.js";
 export { SINK_KINDS, SINK_URL_VARIABLES, sinkEnvironment, type ProcessSinkEnvironment, type SinkKind } from "./sink-environment.js";
+export { ConnectionSettingError } from "./connection-setting-error.js";
+export { BULK_MAX_BYTES_VARIABLE, CONNECTION_FIELDS, connectionVariables, type ConnectionEnvironment, type ConnectionField, type ConnectionOptions } from "./connection-fields.js";
+export { DEFAULT_MAX_BULK_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, describeConnection, resolveConnection, type ConnectionAuth, type ResolvedConnection } from "./connection-settings.js";
+export { readConnectionFiles, type ConnectionFiles } from "./connection-files.js";

@@ -1,4 +1,5 @@
 import { ConfigError } from "./config-error.js";
+import { CONNECTION_FIELDS, connectionVariables, type ConnectionEnvironment } from "./connection-fields.js";
 import type { SinkEnvironment } from "./tether-config.js";
 
 /** The downstream engines a process may be pointed at with TETHER_SINK. */
@@ -19,8 +20,10 @@ export interface ProcessSinkEnvironment extends SinkEnvironment {
 /**
  * The one reading of a process's environment for its sink, shared by the CLI, the drainer and
  * the application's own processes: TETHER_SINK (`elasticsearch`, the default, or `opensearch`)
- * picks ELASTICSEARCH_URL or OPENSEARCH_URL; TETHER_INDEX_PREFIX (default "") is prepended to
- * every index name. The package never reads `process.env` itself: the process hands it over.
+ * picks ELASTICSEARCH_URL or OPENSEARCH_URL and the engine's other connection variables
+ * (`ELASTICSEARCH_API_KEY`, `OPENSEARCH_AWS_REGION`, …: `connectionVariables`, decided with the
+ * config's factory options by `resolveConnection`); TETHER_INDEX_PREFIX (default "") is
+ * prepended to every index name. The package never reads `process.env` itself: the process hands it over.
  * Throws `ConfigError` on an unknown TETHER_SINK.
  *
  * @example
@@ -31,5 +34,12 @@ export function sinkEnvironment(env: Readonly<Record<string, string | undefined>
   if (!SINK_KINDS.includes(kind)) throw new ConfigError("environment", "TETHER_SINK", `must be one of ${SINK_KINDS.join(", ")} (got "${kind}")`);
   const urlVariable = SINK_URL_VARIABLES[kind];
   const url = env[urlVariable] || undefined;
-  return { kind, urlVariable, ...(url ? { url } : {}), indexPrefix: env.TETHER_INDEX_PREFIX ?? "" };
+  const connection: ConnectionEnvironment = {};
+  const variables = connectionVariables(kind);
+  for (const field of CONNECTION_FIELDS) {
+    const variable = variables[field];
+    const value = variable ? env[variable] : undefined;
+    if (variable && value) connection[field] = { variable, value };
+  }
+  return { kind, urlVariable, ...(url ? { url } : {}), indexPrefix: env.TETHER_INDEX_PREFIX ?? "", connection };
 }

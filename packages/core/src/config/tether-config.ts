@@ -1,6 +1,7 @@
 import type { Collection } from "../collection.js";
 import type { MigrationSet } from "../migrations/migration.js";
 import type { Sink } from "../sink.js";
+import type { ConnectionEnvironment } from "./connection-fields.js";
 import type { TetherOptions } from "./tether-options.js";
 
 /**
@@ -13,6 +14,12 @@ export interface SinkEnvironment {
   url?: string;
   /** Prepended to every index name. Default "". */
   indexPrefix?: string;
+  /**
+   * The engine's other connection variables the process was given (credentials, TLS files,
+   * timeout, bulk size), each with its variable's name; a factory decides them with its own
+   * options through `resolveConnection`. `url` above is the same as `connection.url`.
+   */
+  connection?: ConnectionEnvironment;
 }
 
 /** Builds the process's sink; `elasticsearch()` from `@tether/elasticsearch` returns one. */

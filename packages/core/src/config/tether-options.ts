@@ -30,6 +30,7 @@ export const TetherOptionsSchema = strict({
       sinkRetries: count("Request-level retries inside one downstream call. Default 2.", 0),
       sweepLimit: count("Expired jobs moved per statement of Drainer.sweep() (a pass sweeps through its claim). Default 10000."),
       sweepBudgetMs: ms("Time a pass may spend claiming again while its claims meet expired jobs. Default 5000."),
+      fanoutChunkSize: count("Documents a pass bumps and enqueues while it expands fan-out jobs (changes of embedded tables), in one short transaction of its own. Default 10000."),
       writeFirst: Type.Optional(
         Type.Union([Type.Literal("auto"), Type.Literal("always"), Type.Literal("never")], {
           description: "Write before reading (only refused writes are read and decided): auto switches by what the passes find. Default \"auto\".",
@@ -46,6 +47,9 @@ export const TetherOptionsSchema = strict({
       pruneLimit: count("Rows pruned per table per pass. Default 10000."),
       statementTimeoutMs: ms("statement_timeout of the maintenance transaction. Default 30000."),
       vacuumMinDeadTuples: count("Dead tuples of tether.job before the leader vacuums it; 0 disables. Default 10000.", 0),
+      fanoutChangeRetentionMs: ms(
+        "Changes of embedded tables whose fan-out finished (tether.embed_change) kept this long, so that verify finds a document an expansion skipped; keep it above the interval between verify runs. Default 604800000 (7 days).",
+      ),
     }),
   ),
   tombstones: Type.Optional(
@@ -53,6 +57,17 @@ export const TetherOptionsSchema = strict({
       retentionMs: Type.Optional(Type.Integer({ minimum: 0, description: "Tombstones younger than this are kept. Default 2592000000 (30 days)." })),
       purgeIntervalMs: ms("How often the drainer's maintenance leader purges older ones. Default 3600000."),
       purge: Type.Optional(Type.Boolean({ description: "false: never purge (tombstones kept forever). Default true." })),
+    }),
+  ),
+  verify: Type.Optional(
+    strict({
+      fastIntervalMs: count("Interval between the drainer's scheduled fast (bucketed) verify runs of each collection; 0: none. Default 3600000 (1 h).", 0),
+      deepIntervalMs: count("Interval between scheduled deep (content) verify runs of each collection; 0: none. Default 86400000 (1 day).", 0),
+      documentsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Pace of a scheduled fast run, entities compared per second. Default 20000." })),
+      deepDocumentsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Pace of a scheduled deep run, documents read per second. Default 2000." })),
+      leaseMs: ms("How long a scheduled run stays its process's without a checkpoint; then the next maintenance leader resumes it. Default 60000."),
+      bucketSize: count("Ids (or keys) per top-level bucket of a scheduled fast run. Default 10000."),
+      window: count("Top-level buckets compared between two checkpoints. Default 20."),
     }),
   ),
   alerts: Type.Optional(
@@ -65,9 +80,11 @@ export const TetherOptionsSchema = strict({
       expiredMax: Type.Optional(Type.Integer({ minimum: 0 })),
       parkedMax: Type.Optional(Type.Integer({ minimum: 0 })),
       oldestDueJobMaxAgeSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+      verifyDriftMax: Type.Optional(Type.Integer({ minimum: 0 })),
+      verifyMaxAgeSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     }),
   ),
 });
 
-/** The `options` block of `tether.config.ts` (writer, drainer, maintenance, tombstones, alerts). */
+/** The `options` block of `tether.config.ts` (writer, drainer, maintenance, tombstones, verify, alerts). */
 export type TetherOptions = Static<typeof TetherOptionsSchema>;

@@ -2,8 +2,9 @@ import type { Collection } from "../collection.js";
 import type { JobRow, SyncJobArgs } from "../job.js";
 import type { DownstreamState, SinkCallOptions, SinkOperation } from "../sink.js";
 import { bumpVersions, loadRows, loadRowStates } from "../store/collection-store.js";
+import { documentsWithPendingChanges } from "../store/embed-store.js";
 import { confirmsAsIs, desiredOperation, planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
-import type { BatchContext } from "./drain-batch.js";
+import type { BatchContext } from "./batch-context.js";
 import type { Ledger } from "./ledger.js";
 import { timeStage, timeStageSync } from "./drain-stages.js";
 import { readBack } from "./read-back.js";
@@ -29,6 +30,8 @@ interface Entity {
   row: Row | undefined;
   /** `row` holds the id, version and deleted columns only (enough to confirm; not to build a document). */
   lean: boolean;
+  /** A row the document reads has a change whose fan-out has not reached it yet: never confirmed as it stands. */
+  embedPending: boolean;
 }
 
 /** A write the matrix chose for an entity. */
@@ -110,7 +113,7 @@ async function writeFirst(ctx: BatchContext, collection: Collection<any>, entiti
   const planned: PlannedWrite[] = [];
   timeStageSync("build", entities.length, () => {
     for (const entity of entities) {
-      if (entity.row === undefined || entity.force) {
+      if (entity.row === undefined || entity.force || entity.embedPending) {
         toRead.push(entity);
         continue;
       }
@@ -156,7 +159,7 @@ async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job:
   const byId = new Map<string, Entity>();
   lean &&= collection.load === undefined;
   for (const { job, args } of jobs) {
-    const e = byId.get(args.id) ?? { id: args.id, jobs: [], force: false, deleteVersion: 0, row: undefined, lean };
+    const e = byId.get(args.id) ?? { id: args.id, jobs: [], force: false, deleteVersion: 0, row: undefined, lean, embedPending: false };
     e.jobs.push(job);
     e.force ||= args.force === true;
     e.deleteVersion = Math.max(e.deleteVersion, args.version ?? 0);
@@ -169,6 +172,11 @@ async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job:
     throw new Error(`loading ${collection.table} rows failed: ${String(err)}`, { cause: err });
   }
   for (const e of byId.values()) e.row = rows.get(e.id);
+  // Read after the rows: a change committed since is pending here, and the document is bumped and rewritten.
+  if (collection.fanoutJobName !== undefined) {
+    const pending = await timeStage("load", byId.size, () => documentsWithPendingChanges(ctx.trx, collection, [...byId.keys()]));
+    for (const id of pending) byId.get(id)!.embedPending = true;
+  }
   return [...byId.values()];
 }
 
@@ -199,7 +207,7 @@ async function confirmLean(ctx: BatchContext, collection: Collection<any>, entit
 /** `confirmsAsIs` on a lean row; a version that is not one is left to `decide` (which parks the job). */
 function confirmsLean(collection: Collection<any>, e: Entity, downstream: DownstreamState | undefined): boolean {
   try {
-    return confirmsAsIs({ collection, id: e.id, row: e.row, downstream, force: e.force, deleteVersion: e.deleteVersion });
+    return confirmsAsIs({ collection, id: e.id, row: e.row, downstream, force: e.force, deleteVersion: e.deleteVersion, embedPending: e.embedPending });
   } catch {
     return false;
   }
@@ -211,7 +219,7 @@ function decide(collection: Collection<any>, entities: readonly Entity[], before
   for (const entity of entities) {
     let plan;
     try {
-      plan = planEntity({ collection, id: entity.id, row: entity.row, downstream: before.get(entity.id), force: entity.force, deleteVersion: entity.deleteVersion });
+      plan = planEntity({ collection, id: entity.id, row: entity.row, downstream: before.get(entity.id), force: entity.force, deleteVersion: entity.deleteVersion, embedPending: entity.embedPending });
     } catch (err) {
       ledger.fail(entity.jobs, `cannot build document: ${String(err)}`, true);
       continue;

@@ -5,7 +5,7 @@ import { stageChannel, type StageTiming } from "../ops/stage-channel.js";
  * (`node:diagnostics_channel`) so a profiler (the benchmark's drainer) can subscribe by name
  * without the drainer knowing about it. Nothing is measured while nobody listens.
  */
-export type DrainStage = "claim" | "load" | "build" | "verify" | "bulk" | "readback" | "delete" | "ledger" | "commit";
+export type DrainStage = "fanout" | "claim" | "load" | "build" | "verify" | "bulk" | "readback" | "delete" | "ledger" | "commit";
 
 /** One stage of one pass (or of one collection's share of it). */
 export type DrainStageTiming = StageTiming<DrainStage>;

@@ -6,117 +6,23 @@ import type { Collection } from "../collection.js";
 import { processBatch, emptyCounts, type DrainCounts } from "./drain-batch.js";
 import { publishStage, timeStage } from "./drain-stages.js";
 import { DeadlineExceededError, ValidationError } from "../errors.js";
-import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
+import { resolveOptions } from "../resolve-options.js";
 import { idColumnType } from "../store/collection-store.js";
 import { claimBatch, sweepExpired, type SweptLane } from "../store/job-store.js";
 import type { JobRow } from "../job.js";
 import { recordCompletions, type CompletionCount } from "../store/job-stat-store.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { instruments } from "../ops/metrics.js";
-import type { Sink } from "../sink.js";
 import { WakeListener, type WakeListenerOptions } from "../wake/wake-listener.js";
-import { WriteFirstPolicy, type WriteFirstMode } from "./write-first.js";
+import { WriteFirstPolicy } from "./write-first.js";
 import { EngineTurns, runPipeline, type ClaimedBatch, type EngineTurn } from "./pass-pipeline.js";
+import { expandFanouts, type FanoutCounts, type FanoutPassResult } from "./fan-out-pass.js";
 
-export interface DrainerOptions {
-  db: Kysely<any>;
-  sink: Sink;
-  collections: readonly Collection<any>[];
-  logger?: Logger;
-  /** Jobs claimed per pass. Default 2500. */
-  batchSize?: number;
-  /**
-   * Deadline of one drain transaction. Downstream calls are aborted at this point and the
-   * batch's outcome is committed; Postgres kills the session if the process itself stalls
-   * (idle_in_transaction_session_timeout = deadline + 10 s). Default 30000 ms.
-   */
-  deadlineMs?: number;
-  /** Permanent per-item failures tolerated before a job is parked. Default 5. */
-  maxAttempts?: number;
-  /** Backoff of failed jobs. Defaults: 1 s base, 5 min cap, jitter ×[0.5, 1.5). */
-  backoff?: BackoffOptions;
-  /** Request-level retries inside one downstream call (connection errors, 429/5xx). Default 2. */
-  sinkRetries?: number;
-  /** Expired jobs moved to the dead-letter table per statement of `sweep()`. Default 10000. */
-  sweepLimit?: number;
-  /**
-   * Time a pass may spend sweeping expired jobs. The claim sweeps the expired jobs it meets
-   * (they count towards the batch); while a claim met some and the batch is not full, the pass
-   * claims again, for up to this long. Default 5000 ms.
-   */
-  sweepBudgetMs?: number;
-  /**
-   * Passes writing to the engine at a time while batches come back full, plus one pass ahead:
-   * it claims and loads the next batch (Postgres) while the others write, and takes the first
-   * turn given back (a pass gives its turn back once its bulk is answered, then reads back and
-   * confirms). Each is a whole pass (its own transaction, claim, read-back and confirmation;
-   * SKIP LOCKED keeps them apart) holding one pooled connection: give the pool this many plus
-   * one (with fewer, the pass ahead waits for a connection). Default 1.
-   */
-  concurrency?: number;
-  /** Interval of the loop between passes that came back short. Default 60000 ms. */
-  intervalMs?: number;
-  /** Jitter added to each interval, as a fraction. Default 0.1. */
-  intervalJitter?: number;
-  /**
-   * LISTEN for wake-ups on a dedicated session while the loop runs: due-now work (admin
-   * re-index, parked retry, verify repairs, a failed direct sync) starts a pass at once instead
-   * of waiting for the interval, which keeps running regardless. Default: off. Not through a
-   * transaction-mode pooler (PgBouncer): give a session-mode connection string.
-   */
-  listen?: WakeListenerOptions;
-  /** Record each confirmed job's outcome in the trace history (the console's entity trace). Default true. */
-  entityEvents?: boolean;
-  /**
-   * Write before reading: entities with a row are written at their version with external
-   * versioning first, and only those the engine refuses as not newer are read and decided (one
-   * engine request per document fewer in a re-index or a backlog). "auto" starts reading first
-   * and switches per collection by what the passes find: to writing first after a pass whose
-   * pre-read changed no write for most entities, back after a pass whose writes were mostly
-   * refused. Default "auto".
-   */
-  writeFirst?: WriteFirstMode;
-}
+import { DRAINER_DEFAULTS, type DrainerEvents, type DrainerOptions, type DrainResult, type PassReason } from "./drainer-options.js";
 
-/** The defaults documented on `DrainerOptions`, and how each value is validated. */
-export const DRAINER_DEFAULTS: OptionDefaults<Omit<DrainerOptions, "db" | "sink" | "collections" | "logger" | "backoff" | "listen">> = {
-  batchSize: [2500, "positive integer"],
-  deadlineMs: [30_000, "positive integer"],
-  maxAttempts: [5, "positive integer"],
-  sinkRetries: [2, "non-negative integer"],
-  sweepLimit: [10_000, "positive integer"],
-  sweepBudgetMs: [5_000, "positive integer"],
-  concurrency: [1, "positive integer"],
-  intervalMs: [60_000, "positive integer"],
-  intervalJitter: [0.1, "fraction"],
-  entityEvents: [true, "boolean"],
-  writeFirst: ["auto", ["auto", "always", "never"]],
-};
+export { DRAINER_DEFAULTS, type DrainerEvents, type DrainerOptions, type DrainResult, type PassReason } from "./drainer-options.js";
 
-/** Why the loop started a pass. */
-export type PassReason = "start" | "interval" | "full" | "wake";
-
-export interface DrainResult extends DrainCounts {
-  durationMs: number;
-  /** Set when the pass failed as a whole (Postgres unreachable, deadline); its jobs stay due. */
-  error?: string;
-}
-
-export interface DrainerEvents {
-  /** Job ids locked by this pass (inside its transaction). */
-  claimed: [string[]];
-  /** The same ids, just before COMMIT/ROLLBACK releases them. */
-  releasing: [string[]];
-  batch: [DrainResult];
-  error: [Error];
-  stopped: [];
-  /** The loop starts a pass, and why ("full": the one before it came back full). */
-  pass: [PassReason];
-  /** A wake-up arrived: a NOTIFY (its payload) or LISTEN re-established after a lost session. */
-  wake: [{ source: "notify" | "listening"; payload: string }];
-  /** The wake-up session is listening (again). */
-  listening: [];
-}
+const withoutCompletions = ({ completions: _c, ...rest }: FanoutPassResult): FanoutCounts => rest;
 
 /**
  * The verifying reconciler. `drainOnce()` runs one pass; `start()` runs passes on an interval,
@@ -140,6 +46,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
   private wakePending = false;
   private listener: WakeListener | undefined;
   private readonly writeFirst: WriteFirstPolicy;
+  private readonly fanoutCollections: readonly Collection<any>[];
 
   constructor(opts: DrainerOptions) {
     super();
@@ -155,6 +62,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     this.options = o;
     this.writeFirst = new WriteFirstPolicy(o.writeFirst);
     this.byName = new Map();
+    this.fanoutCollections = o.collections.filter((c) => c.fanoutJobName !== undefined);
     for (const c of o.collections) {
       if (this.byName.has(c.jobName)) throw new ValidationError("collections", `two collections use job name "${c.jobName}"`);
       this.byName.set(c.jobName, c);
@@ -231,11 +139,13 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     let claim: ClaimedBatch = { claimed: 0, expired: 0 };
     return tracer.startActiveSpan("tether.drain_batch", async (span) => {
       let counts = emptyCounts();
+      let fanout: FanoutPassResult | undefined;
       let error: string | undefined;
       try {
         // Everything read from the pool happens before the transaction takes its connection:
         // a pass must never wait for a second connection while holding one (N passes, pool of N).
         const idTypes = await this.idTypes();
+        fanout = await this.expand();
         const controller = new AbortController();
         let timer: NodeJS.Timeout | undefined;
         const completions: CompletionCount[] = [];
@@ -282,10 +192,21 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       instruments().drainBatchDuration.record(durationMs / 1000);
       span.setAttributes({ "tether.claimed": counts.claimed, "tether.parked": counts.parked, "tether.retried": counts.retried });
       span.end();
-      const result: DrainResult = { ...counts, durationMs, ...(error ? { error } : {}) };
+      const result: DrainResult = { ...counts, durationMs, ...(fanout ? { fanout: withoutCompletions(fanout) } : {}), ...(error ? { error } : {}) };
       this.emit("batch", result);
       return result;
     });
+  }
+
+  /** Expands due fan-out jobs (see fan-out-pass.ts), when some collection has fan-out embeds. */
+  private async expand(): Promise<FanoutPassResult | undefined> {
+    const o = this.options;
+    if (this.fanoutCollections.length === 0) return undefined;
+    const r = await timeStage("fanout", o.fanoutChunkSize, () =>
+      expandFanouts({ db: o.db, collections: this.fanoutCollections, chunkSize: o.fanoutChunkSize, claimLimit: o.batchSize, deadlineMs: o.deadlineMs, maxAttempts: o.maxAttempts, backoff: o.backoff, logger: o.logger }),
+    );
+    for (const c of r.completions) instruments().jobsCompleted.add(c.count, { name: c.name, tag: c.tag, priority: c.priority, outcome: c.outcome });
+    return r;
   }
 
   /** Drains until a pass claims nothing (or `maxPasses`), returning the summed counts. */
@@ -304,7 +225,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       total.durationMs = performance.now() - started;
       const failed = results.find((r) => r.error);
       if (failed) return { ...total, error: failed.error! };
-      if (results.every((r) => r.claimed === 0 && r.expired === 0)) break;
+      if (results.every((r) => r.claimed === 0 && r.expired === 0 && !r.fanout?.claimed)) break;
       // Passes that only retried (nothing confirmed, nothing parked) would spin: stop and let the backoff work.
       if (results.every((r) => r.claimed === r.retried && r.claimed < this.options.batchSize && r.expired === 0)) break;
     }
@@ -353,6 +274,11 @@ export class Drainer extends EventEmitter<DrainerEvents> {
         // one more pass settles it, however many arrived (coalesced).
         if (this.wakePending) {
           reason = "wake";
+          continue;
+        }
+        // A fan-out left work due now (the rest of its documents, or the sync jobs it enqueued).
+        if (results.some((r) => r.fanout?.more || (r.fanout?.expanded ?? 0) > 0)) {
+          reason = "fanout";
           continue;
         }
         const jitter = 1 + (Math.random() * 2 - 1) * this.options.intervalJitter;

@@ -5,71 +5,16 @@ import { confirmedCompletions } from "../store/job-stat-store.js";
 import { liveQueueAboveSince } from "../store/queue-sample-store.js";
 import { databaseNow } from "../store/session-store.js";
 import { readQueueGauges } from "./queue-read-model.js";
+import type { AlertStatus, AlertThresholds, AlertsReport, ResolvedAlertThresholds } from "./alert-types.js";
+import { verifyAlerts } from "./verify-alerts.js";
+
+export type { AlertName, AlertStatus, AlertThresholds, AlertsReport, ResolvedAlertThresholds } from "./alert-types.js";
 
 /**
- * Tether's own evaluation of the queue alerts, from Postgres alone (tether.job, dead_job,
- * job_stat, queue_sample): what `tether alerts`, the drainer's /alerts and the API's
+ * Tether's own evaluation of the queue and verify alerts, from Postgres alone (tether.job, dead_job,
+ * job_stat, queue_sample, verify_run): what `tether alerts`, the drainer's /alerts and the API's
  * /admin/alerts report, with or without Prometheus. Defaults match infra/prometheus/tether-rules.yml.
  */
-
-export type AlertName = "completion_rate_low" | "queue_length_high" | "expired_jobs" | "parked_jobs" | "oldest_due_job_too_old";
-
-export interface AlertThresholds {
-  /** Low watermark of confirmed completions per minute (parked and expired do not count). Default 1. */
-  completionRateLowPerMinute?: number;
-  /** Window the completion rate is averaged over. Default 10 minutes. */
-  completionRateWindowMinutes?: number;
-  /**
-   * How an idle system is treated. true (default): the completion-rate alert fires only while
-   * some job of an unpaused lane has been due since before the window began (or was enqueued
-   * before it and keeps failing), i.e. a drainer should have confirmed it and did not. An idle
-   * dev box stays quiet; a stopped drainer, or one whose every write fails (downstream down),
-   * fires one window after work became due. A stopped *producer* is indistinguishable from no
-   * traffic in this mode. false: the seed's rule, for deployments whose traffic never stops:
-   * fire whenever the rate is below the watermark, which also catches a stopped producer.
-   */
-  completionRateRequiresBacklog?: boolean;
-  /** High watermark of the live queue (unexpired jobs of tags not starting with "reindex"). Default 1000. */
-  queueLengthHigh?: number;
-  /**
-   * How long the live queue must stay above the watermark. Shown either by the maintenance
-   * samples (tether.queue_sample) or by more than `queueLengthHigh` live jobs that were already
-   * queued when the window began and still are. 0 fires at once. Default 5 minutes.
-   */
-  queueLengthWindowMinutes?: number;
-  /** Expired jobs tolerated; the alert fires above this. Default 0 (any expired job fires). */
-  expiredMax?: number;
-  /** Parked jobs tolerated; the alert fires above this. Default 0 (any parked job fires). */
-  parkedMax?: number;
-  /**
-   * Maximum age of the oldest due live job, in seconds (how far Elasticsearch lags Postgres; a
-   * job backing off after failures counts from its enqueue time, see QueueGauges).
-   * Paused lanes count: a long pause is lag too. Re-index work does not. Default 600.
-   */
-  oldestDueJobMaxAgeSeconds?: number;
-}
-
-export type ResolvedAlertThresholds = Required<AlertThresholds>;
-
-export interface AlertStatus {
-  name: AlertName;
-  firing: boolean;
-  /** The measured figure (per minute, jobs or seconds, as the threshold). */
-  value: number;
-  threshold: number;
-  /** One sentence with the figures, for logs and pages. */
-  message: string;
-  /** What to look at first, in order. */
-  check: string[];
-}
-
-export interface AlertsReport {
-  /** True while any alert fires. */
-  firing: boolean;
-  /** The instant evaluated (database clock unless pinned). */
-  at: Date;
-  alerts: AlertStatus[];
-}
 
 /** The defaults documented on `AlertThresholds` (the same as infra/prometheus/tether-rules.yml), and how each value is validated. */
 export const ALERT_DEFAULTS: OptionDefaults<AlertThresholds> = {
@@ -81,6 +26,8 @@ export const ALERT_DEFAULTS: OptionDefaults<AlertThresholds> = {
   expiredMax: [0, "non-negative number"],
   parkedMax: [0, "non-negative number"],
   oldestDueJobMaxAgeSeconds: [600, "non-negative number"],
+  verifyDriftMax: [0, "non-negative number"],
+  verifyMaxAgeSeconds: [10_800, "positive number"],
 };
 
 /** Fills defaults and validates once. */
@@ -99,7 +46,17 @@ const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** di
  * const report = await evaluateAlerts(db, { queueLengthHigh: 5000 });
  * if (report.firing) for (const a of report.alerts.filter((x) => x.firing)) console.error(a.message);
  */
-export async function evaluateAlerts(db: Kysely<any>, thresholds: AlertThresholds = {}, opts: { now?: Date } = {}): Promise<AlertsReport> {
+export async function evaluateAlerts(
+  db: Kysely<any>,
+  thresholds: AlertThresholds = {},
+  opts: {
+    now?: Date;
+    /** The configured collections: verify_overdue covers each, those never verified included. */
+    collections?: readonly string[];
+    /** When the caller's verify schedule started (the drainer daemon's start): a collection with no run at all is overdue from then. */
+    scheduleStartedAt?: Date;
+  } = {},
+): Promise<AlertsReport> {
   const t = resolveAlertThresholds(thresholds);
   const now = opts.now ?? (await databaseNow(db));
   const pinned = { now };
@@ -140,7 +97,7 @@ export async function evaluateAlerts(db: Kysely<any>, thresholds: AlertThreshold
     value: gauges.liveLength,
     threshold: t.queueLengthHigh,
     message:
-      `${gauges.liveLength} live (non-reindex) jobs queued (high watermark ${t.queueLengthHigh}, window ${t.queueLengthWindowMinutes} min); ` +
+      `${gauges.liveLength} live jobs queued (high watermark ${t.queueLengthHigh}, window ${t.queueLengthWindowMinutes} min; re-index and fan-out work apart: ${gauges.fanoutLength} fan-out job(s)); ` +
       `above since ${aboveSince ? aboveSince.toISOString() : "-"} by samples, ${persistent} queued since before the window`,
     check: [
       "Which lane grows? `tether status` / tether_queue_length by name and tag; is that lane paused?",
@@ -188,6 +145,6 @@ export async function evaluateAlerts(db: Kysely<any>, thresholds: AlertThreshold
     ],
   };
 
-  const alerts = [completion, queue, expired, parked, oldest];
+  const alerts = [completion, queue, expired, parked, oldest, ...(await verifyAlerts(db, t, now, opts.collections, opts.scheduleStartedAt))];
   return { firing: alerts.some((a) => a.firing), at: now, alerts };
 }

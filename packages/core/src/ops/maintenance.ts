@@ -6,12 +6,14 @@ import { insertQueueSample, pruneQueueSamples, recentQueueSampleExists } from ".
 import { setStatementTimeout, tryAdvisoryXactLock } from "../store/session-store.js";
 import { pruneHeartbeats } from "../store/drainer-heartbeat-store.js";
 import { pruneEntityEvents } from "../store/entity-event-store.js";
+import { pruneEmbedChanges } from "../store/embed-store.js";
 import { readQueueGauges, type QueueGauges } from "./queue-read-model.js";
 
 /**
  * Work that must run once across N drainer replicas: sampling the queue (the history behind
- * windowed alerts and the gauges every replica exports) and pruning tether.job_stat and
- * tether.queue_sample. The leader is whoever takes a transaction-scoped advisory lock; the
+ * windowed alerts and the gauges every replica exports) and pruning tether.job_stat,
+ * tether.queue_sample, the trace history and the finished changes of embedded tables
+ * (tether.embed_change). The leader is whoever takes a transaction-scoped advisory lock; the
  * others skip. The lock lives and dies with one short transaction, so a replica killed
  * mid-pass never leaves a stale leader behind.
  */
@@ -44,6 +46,13 @@ export interface MaintenanceOptions {
   eventRetentionMs?: number;
   /** Newest events kept per entity; older ones of recently active entities are deleted. Default 100. */
   eventsPerEntity?: number;
+  /**
+   * Changes of embedded tables whose fan-out finished (tether.embed_change rows with nothing left
+   * to expand) older than this are deleted. While kept, `tether verify` finds a document an
+   * expansion skipped (its version below the change's); keep it above the interval between two
+   * verify runs. A pending change is never pruned. Default 7 days.
+   */
+  fanoutChangeRetentionMs?: number;
 }
 
 export type ResolvedMaintenanceOptions = Required<MaintenanceOptions>;
@@ -58,6 +67,7 @@ export const MAINTENANCE_DEFAULTS: OptionDefaults<MaintenanceOptions> = {
   vacuumMinDeadTuples: [10_000, "non-negative integer"],
   eventRetentionMs: [3 * 86_400_000, "positive number"],
   eventsPerEntity: [100, "positive integer"],
+  fanoutChangeRetentionMs: [7 * 86_400_000, "positive number"],
 };
 
 /** Fills defaults and validates once. */
@@ -74,6 +84,8 @@ export interface MaintenanceResult {
   prunedSamples: number;
   /** Entity events deleted (by age, or beyond the per-entity bound). */
   prunedEvents?: number;
+  /** Finished changes of embedded tables deleted (older than `fanoutChangeRetentionMs`). */
+  prunedFanoutChanges?: number;
   /** True when this pass vacuumed tether.job. */
   vacuumed?: boolean;
 }
@@ -107,8 +119,9 @@ export async function runMaintenance(db: Kysely<any>, opts: MaintenanceOptions &
       recentMs: Math.max(60_000, 2 * o.sampleIntervalMs),
       limit: o.pruneLimit,
     });
+    const prunedFanoutChanges = await pruneEmbedChanges(trx, o.fanoutChangeRetentionMs, o.pruneLimit);
     await pruneHeartbeats(trx, 7 * 86_400);
-    return { leader: true, ...(sample ? { sample } : {}), prunedStats, prunedSamples, prunedEvents };
+    return { leader: true, ...(sample ? { sample } : {}), prunedStats, prunedSamples, prunedEvents, prunedFanoutChanges };
   });
   if (result.leader && o.vacuumMinDeadTuples > 0 && (await needsVacuum(db, o.vacuumMinDeadTuples))) {
     await vacuumJobTable(db);

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Collection } from "../collection.js";
 import { WRITER_SETTING } from "../capture/capture-options.js";
 import { entityHashSql } from "../verify/entity-hash.js";
+import { entityKeySql } from "../verify/entity-key.js";
 import type { BucketRange, BucketSummary } from "../sink.js";
 import type { RowState } from "../verify/verification-matrix.js";
 import { nextVersion } from "./version-store.js";
@@ -25,6 +26,17 @@ export async function idColumnType(db: Db, collection: Collection<any>): Promise
     SELECT format_type(a.atttypid, NULL) AS type FROM pg_attribute a
     WHERE a.attrelid = to_regclass(${collection.table}) AND a.attname = ${collection.idColumn} AND NOT a.attisdropped`.execute(db);
   return r.rows[0]?.type;
+}
+
+/**
+ * Whether the table has a valid index on `tether.entity_key(...)`, which serves the bucketed
+ * verify's key ranges of uuid and text ids (docs/verify.md); false when the table is missing.
+ */
+export async function hasEntityKeyIndex(db: Db, collection: Collection<any>): Promise<boolean> {
+  const r = await sql<{ ok: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = to_regclass(${collection.table}) AND i.indisvalid
+                   AND pg_get_indexdef(i.indexrelid) LIKE '%tether.entity_key(%') AS ok`.execute(db);
+  return r.rows[0]?.ok === true;
 }
 
 /**
@@ -154,11 +166,23 @@ export function entityIdsQuery(collection: Collection<any>, filter: EntityFilter
 }
 
 
-/** Column expressions of the anti-entropy queries (integer ids only). */
-function verifyColumns(collection: Collection<any>) {
+/**
+ * How anti-entropy keys a collection's rows: `idType` from `idColumnType`; `hashed` when its ids
+ * are not integers, so its buckets are ranges of `tether.entity_key(id)` (../verify/entity-key.ts)
+ * rather than of the id itself.
+ */
+export interface BucketKeying {
+  idType: string | undefined;
+  hashed: boolean;
+}
+
+/** Column expressions of the anti-entropy queries. */
+function verifyColumns(collection: Collection<any>, keying?: BucketKeying) {
+  const id = sql.ref(`t.${collection.idColumn}`);
   return {
     table: sql.table(collection.table),
-    id: sql.ref(`t.${collection.idColumn}`),
+    id,
+    key: keying?.hashed ? sql.raw(entityKeySql(`t.${collection.idColumn}`)) : id,
     version: sql.ref(`t.${collection.versionColumn}`),
     live: collection.deletedColumn
       ? sql`(${sql.ref(`t.${collection.deletedColumn}`)} IS NULL OR ${sql.ref(`t.${collection.deletedColumn}`)}::text = 'false')`
@@ -198,37 +222,42 @@ export async function occupiedBuckets(db: Db, collection: Collection<any>, size:
 }
 
 /**
- * `id` in `[from, to)`, as bigint literals with the upper bound inclusive (`to - 1`): `to` may
+ * The key in `[from, to)`, as bigint literals with the upper bound inclusive (`to - 1`): `to` may
  * be 2^63, one past the largest bigint, which Postgres cannot hold. Bigint literals, not
- * numeric, so the key's index serves the condition.
+ * numeric, so an index on the key (the primary key, or one on `tether.entity_key`) serves it.
  */
-function idInRange(id: ReturnType<typeof sql.ref>, range: BucketRange) {
-  return sql`${id} >= ${String(range.from)}::bigint AND ${id} <= ${String(range.to - 1n)}::bigint`;
+function keyInRange(key: RawBuilder<unknown> | ReturnType<typeof sql.ref>, range: BucketRange) {
+  return sql`${key} >= ${String(range.from)}::bigint AND ${key} <= ${String(range.to - 1n)}::bigint`;
 }
 
-/** Summaries (count, hash sum, version sum) of live rows in contiguous ranges, one query. */
-export async function summarizeRows(db: Db, collection: Collection<any>, ranges: readonly BucketRange[]): Promise<BucketSummary[]> {
-  const { table, id, version, live, hash } = verifyColumns(collection);
+/** Summaries (count, hash sum, version sum) of live rows in contiguous ranges of keys, one query. */
+export async function summarizeRows(db: Db, collection: Collection<any>, keying: BucketKeying, ranges: readonly BucketRange[]): Promise<BucketSummary[]> {
+  const { table, key, version, live, hash } = verifyColumns(collection, keying);
   // width_bucket over numeric: the last bound may be 2^63, past bigint.
   const bounds = [...ranges.map((r) => String(r.from)), String(ranges[ranges.length - 1]!.to)];
   const span = { from: ranges[0]!.from, to: ranges[ranges.length - 1]!.to };
   const r = await sql<{ b: number; n: string; h: string; v: string }>`
-    SELECT width_bucket(${id}::numeric, ${bounds}::numeric[]) AS b, count(*) AS n,
+    SELECT width_bucket(${key}::numeric, ${bounds}::numeric[]) AS b, count(*) AS n,
            coalesce(sum(${hash}), 0) AS h, coalesce(sum(${version}), 0) AS v
     FROM ${table} AS t
-    WHERE ${idInRange(id, span)} AND ${live}
+    WHERE ${keyInRange(key, span)} AND ${live}
     GROUP BY 1`.execute(db);
   const out: BucketSummary[] = ranges.map(() => ({ count: 0, hashSum: 0, versionSum: 0 }));
   for (const row of r.rows) out[Number(row.b) - 1] = { count: Number(row.n), hashSum: Number(row.h), versionSum: Number(row.v) };
   return out;
 }
 
-/** Version and liveness of every row in `range` (or with one of `ids`), by id as text. */
-export async function rowStates(db: Db, collection: Collection<any>, where: { range: BucketRange } | { ids: readonly string[] }): Promise<Map<string, RowState>> {
-  const { table, id, version, live } = verifyColumns(collection);
+/** Version and liveness of every row whose key is in `range` (or with one of `ids`), by id as text. */
+export async function rowStates(
+  db: Db,
+  collection: Collection<any>,
+  keying: BucketKeying,
+  where: { range: BucketRange } | { ids: readonly string[] },
+): Promise<Map<string, RowState>> {
+  const { table, id, key, version, live } = verifyColumns(collection, keying);
   const cond = "range" in where
-    ? idInRange(id, where.range)
-    : sql`${id} = ANY(${[...where.ids]}::bigint[])`;
+    ? keyInRange(key, where.range)
+    : sql`${id} = ANY(${[...where.ids]}::${idCast(keying.idType)}[])`;
   const r = await sql<{ id: string; version: string; live: boolean }>`
     SELECT ${id}::text AS id, ${version}::text AS version, ${live} AS live FROM ${table} AS t WHERE ${cond}`.execute(db);
   return new Map(r.rows.map((x) => [x.id, { version: Number(x.version), live: x.live }]));

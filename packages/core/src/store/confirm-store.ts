@@ -29,7 +29,9 @@ const EVENT_KIND = { up_to_date: "synced", repaired: "repaired", forced: "forced
  *
  * Most jobs of a pass are "synced": only the others travel with their kind. The arrays of a
  * trace row are aggregated in one pass over the deleted rows, so position i of each describes
- * the same job without sorting any of them.
+ * the same job without sorting any of them. A job an embedded table's change enqueued keeps
+ * where it came from (its kwargs.via) at its position of the row's `vias`; a pass that confirmed
+ * none stores NULL there.
  */
 export async function confirmJobs(db: Db, c: Confirmation): Promise<number> {
   const ids: string[] = [];
@@ -52,9 +54,10 @@ export async function confirmJobs(db: Db, c: Confirmation): Promise<number> {
     : sql``;
   const eventInsert = c.events
     ? sql`, ev AS (
-        INSERT INTO tether.entity_event_batch (name, entity_ids, job_ids, kinds, tags, priorities, enqueued_at)
+        INSERT INTO tether.entity_event_batch (name, entity_ids, job_ids, kinds, tags, priorities, enqueued_at, vias)
         SELECT d.name, array_agg(d.entity_id), array_agg(d.id), array_agg(coalesce(u.kind, 'synced')),
-               array_agg(d.tag), array_agg(d.priority), array_agg(d.enqueued_at)
+               array_agg(d.tag), array_agg(d.priority), array_agg(d.enqueued_at),
+               CASE WHEN count(d.via) > 0 THEN array_agg(d.via) END
         FROM d LEFT JOIN unnest(${arrayLiteral(otherIds)}::bigint[], ${arrayLiteral(otherKinds)}::text[]) AS u(id, kind) ON u.id = d.id
         WHERE d.entity_id IS NOT NULL AND NOT (u.kind IS NULL AND starts_with(d.tag, ${REINDEX_TAG_PREFIX}))
         GROUP BY d.name)`
@@ -65,7 +68,7 @@ export async function confirmJobs(db: Db, c: Confirmation): Promise<number> {
       -- Found by where the claim found them (no index lookup per job), and only if they are still
       -- the confirmed ids: a job whose row moved is kept for a later pass, never another deleted.
       DELETE FROM tether.job WHERE ctid = ANY(${arrayLiteral(c.tids)}::tid[]) AND id = ANY(${arrayLiteral(ids)}::bigint[])
-      RETURNING id, name, kwargs->>'id' AS entity_id, tag, priority, enqueued_at
+      RETURNING id, name, kwargs->>'id' AS entity_id, tag, priority, enqueued_at${c.events ? sql`, kwargs->'via' AS via` : sql``}
     )${statInsert}${eventInsert}
     SELECT count(*) AS n FROM d`.execute(db);
   return Number(r.rows[0]?.n ?? 0);

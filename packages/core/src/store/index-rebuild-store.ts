@@ -81,19 +81,29 @@ export async function deleteRebuild(db: Db, collection: string): Promise<void> {
 }
 
 /**
- * Runs `fn` holding a session advisory lock on the collection's rebuild, on a connection of its
- * own: a second rebuild of the same collection is refused, and a process that dies releases
- * the lock with its connection. Resolves `undefined` without running `fn` when the lock is taken.
+ * Runs `fn` holding an advisory lock on the collection's rebuild: a second rebuild of the same
+ * collection is refused, and a process that dies releases the lock with its connection.
+ * Resolves `undefined` without running `fn` when the lock is taken. The lock is
+ * transaction-scoped, in a transaction held open (idle, on a connection of its own) while `fn`
+ * works on others: through a transaction-mode pooler (PgBouncer) that pins one server
+ * connection for the rebuild, where a session lock would stay behind on whichever server
+ * connection took it. The idle transaction holds no snapshot, so it does not hold back vacuum.
  */
 export async function withRebuildLock<T>(db: Db, collection: string, fn: () => Promise<T>): Promise<{ value: T } | undefined> {
-  return db.connection().execute(async (conn) => {
-    const key = `tether.index_rebuild:${collection}`;
-    const got = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(hashtext(${key})) AS ok`.execute(conn);
-    if (!got.rows[0]?.ok) return undefined;
-    try {
-      return { value: await fn() };
-    } finally {
-      await sql`SELECT pg_advisory_unlock(hashtext(${key}))`.execute(conn).catch(() => undefined);
-    }
-  });
+  let done: { value: T } | undefined;
+  try {
+    return await db.transaction().execute(async (trx) => {
+      // Idle for as long as the rebuild runs: a server-wide idle-in-transaction limit must not end it.
+      await sql`SELECT set_config('idle_in_transaction_session_timeout', '0', true)`.execute(trx);
+      const key = `tether.index_rebuild:${collection}`;
+      const got = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext(${key})) AS ok`.execute(trx);
+      if (!got.rows[0]?.ok) return undefined;
+      done = { value: await fn() };
+      return done;
+    });
+  } catch (err) {
+    // The work is done and only the lock's COMMIT failed (its connection was lost): the lock went with it.
+    if (done) return done;
+    throw err;
+  }
 }

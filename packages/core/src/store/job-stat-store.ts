@@ -7,7 +7,7 @@ import { instant, pinnedClock as at } from "./pinned-clock.js";
 type Db = Kysely<any>;
 
 /** Outcomes that mean a job was confirmed in sync (parked and expired are failures). */
-export const CONFIRMED_OUTCOMES: readonly CompletionOutcome[] = ["up_to_date", "repaired", "deleted_downstream", "forced"];
+export const CONFIRMED_OUTCOMES: readonly CompletionOutcome[] = ["up_to_date", "repaired", "deleted_downstream", "forced", "expanded"];
 
 export interface CompletionCount {
   name: string;

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
-import { REINDEX_TAG_PREFIX, type JobRow, type NewJob } from "../job.js";
+import { FANOUT_TAG_PREFIX, REINDEX_TAG_PREFIX, type JobRow, type NewJob } from "../job.js";
 import { instant, pinnedClock as at } from "./pinned-clock.js";
 import { notifyWake } from "../wake/wake-store.js";
 
@@ -88,6 +88,8 @@ export async function claimBatch(trx: Db, opts: ClaimOptions): Promise<ClaimResu
         SELECT ctid, id, name, priority, tag, kwargs, attempts, enqueued_at, scheduled_at, expires_at <= ${now} AS expired
         FROM tether.job
         WHERE priority = p.priority AND scheduled_at <= ${now}
+          -- Fan-out jobs are claimed apart, by their own short transactions (see embed-store.ts).
+          AND NOT starts_with(name, 'fanout_')
           -- A hashed subplan: an array of paused names from a CTE made the planner guess one row
           -- and sort a sequential scan instead of walking the index.
           AND (NOT EXISTS (SELECT FROM tether.paused_name pn WHERE pn.name = tether.job.name) OR expires_at <= ${now})
@@ -260,7 +262,8 @@ export async function aggregateJobs(db: Db, opts: { now?: Date } = {}): Promise<
 }
 
 /**
- * Live jobs that were already queued at `before` and still are (unexpired) at `now`: a lower
+ * Live jobs (neither re-index nor fan-out work, see isLiveTag) that were already queued at
+ * `before` and still are (unexpired) at `now`: a lower
  * bound of the live queue length at every instant in between, needing no samples. (Jobs moved
  * back by `retryDeadJobs` keep their enqueued_at and count as queued since then.)
  */
@@ -268,7 +271,7 @@ export async function livePersistentJobs(db: Db, before: Date, opts: { now?: Dat
   const r = await sql<{ n: string }>`
     SELECT count(*) AS n FROM tether.job
     WHERE enqueued_at <= ${instant(before)} AND expires_at > ${at(opts.now)}
-      AND NOT starts_with(tag, ${REINDEX_TAG_PREFIX})`.execute(db);
+      AND NOT starts_with(tag, ${REINDEX_TAG_PREFIX}) AND NOT starts_with(tag, ${FANOUT_TAG_PREFIX})`.execute(db);
   return Number(r.rows[0]!.n);
 }
 

@@ -28,15 +28,16 @@ export interface QueueLengthPoint {
   at: string;
   liveLength: number;
   totalLength: number;
+  fanoutLength: number;
   parked: number;
   expired: number;
 }
 
 /** The maintenance samples of the last `minutes`, oldest first (at most `limit`). */
 export async function queueLengthSeries(db: Kysely<any>, minutes: number, limit: number): Promise<QueueLengthPoint[]> {
-  const r = await sql<{ at: Date; live_length: string; total_length: string; parked: string; expired: string }>`
-    SELECT at, live_length, total_length, parked, expired FROM (
+  const r = await sql<{ at: Date; live_length: string; total_length: string; fanout_length: string; parked: string; expired: string }>`
+    SELECT at, live_length, total_length, fanout_length, parked, expired FROM (
       SELECT * FROM tether.queue_sample WHERE at > now() - ${minutes} * interval '1 minute' ORDER BY at DESC LIMIT ${limit}) s
     ORDER BY at`.execute(db);
-  return r.rows.map((x) => ({ at: x.at.toISOString(), liveLength: Number(x.live_length), totalLength: Number(x.total_length), parked: Number(x.parked), expired: Number(x.expired) }));
+  return r.rows.map((x) => ({ at: x.at.toISOString(), liveLength: Number(x.live_length), totalLength: Number(x.total_length), fanoutLength: Number(x.fanout_length), parked: Number(x.parked), expired: Number(x.expired) }));
 }

@@ -24,6 +24,8 @@ export interface QueueSampleFigures {
   expired: number;
   parked: number;
   oldestDueAgeSeconds: number;
+  fanoutLength: number;
+  fanoutOldestDueAgeSeconds: number;
 }
 
 export interface QueueSample extends QueueSampleFigures {
@@ -41,9 +43,9 @@ export async function recentQueueSampleExists(db: Db, intervalMs: number, opts: 
 
 export async function insertQueueSample(db: Db, s: QueueSampleFigures): Promise<void> {
   await sql`
-    INSERT INTO tether.queue_sample (at, live_length, total_length, expired, parked, oldest_due_age_seconds, lanes)
+    INSERT INTO tether.queue_sample (at, live_length, total_length, expired, parked, oldest_due_age_seconds, lanes, fanout_length, fanout_oldest_due_age_seconds)
     VALUES (${s.at.toISOString()}::timestamptz, ${s.liveLength}, ${s.totalLength}, ${s.expired},
-            ${s.parked}, ${s.oldestDueAgeSeconds}, ${JSON.stringify(s.lanes)}::jsonb)`.execute(db);
+            ${s.parked}, ${s.oldestDueAgeSeconds}, ${JSON.stringify(s.lanes)}::jsonb, ${s.fanoutLength}, ${s.fanoutOldestDueAgeSeconds})`.execute(db);
 }
 
 /** The newest sample written by the maintenance leader, or undefined before the first one. */
@@ -57,6 +59,8 @@ export async function latestQueueSample(db: Db): Promise<QueueSample | undefined
     parked: string;
     oldest_due_age_seconds: number;
     lanes: LaneLength[];
+    fanout_length: string;
+    fanout_oldest_due_age_seconds: number;
   }>`SELECT * FROM tether.queue_sample ORDER BY at DESC, id DESC LIMIT 1`.execute(db);
   const s = r.rows[0];
   if (!s) return undefined;
@@ -69,6 +73,8 @@ export async function latestQueueSample(db: Db): Promise<QueueSample | undefined
     expired: Number(s.expired),
     parked: Number(s.parked),
     oldestDueAgeSeconds: Number(s.oldest_due_age_seconds),
+    fanoutLength: Number(s.fanout_length),
+    fanoutOldestDueAgeSeconds: Number(s.fanout_oldest_due_age_seconds),
   };
 }
 

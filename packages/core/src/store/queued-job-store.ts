@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
+import type { EmbedVia } from "../job.js";
 
 /** Operator statements on the live job table (listing, cancelling, reprioritizing). */
 
@@ -20,6 +21,8 @@ export interface QueuedJob {
   priority: number;
   entityId: string | null;
   force: boolean;
+  /** Set when a change of an embedded table enqueued it: which row of which table, and which fan-out. */
+  via: EmbedVia | null;
   attempts: number;
   lastError: string | null;
   enqueuedAt: string;
@@ -45,10 +48,10 @@ function where(f: QueuedJobFilter, ids?: readonly string[]): RawBuilder<unknown>
 /** Jobs in enqueue (id) order, keyset-paginated: `after` is the last id of the previous page. */
 export async function listQueuedJobs(db: Kysely<any>, f: QueuedJobFilter & { after?: string; limit: number }): Promise<QueuedJob[]> {
   const r = await sql<{
-    id: string; name: string; tag: string; priority: number; entity_id: string | null; force: boolean; attempts: number; last_error: string | null;
+    id: string; name: string; tag: string; priority: number; entity_id: string | null; force: boolean; via: EmbedVia | null; attempts: number; last_error: string | null;
     enqueued_at: Date; scheduled_at: Date; expires_at: Date; state: QueuedJobState;
   }>`
-    SELECT j.id, j.name, j.tag, j.priority, j.kwargs->>'id' AS entity_id, coalesce(j.kwargs->>'force' = 'true', false) AS force,
+    SELECT j.id, j.name, j.tag, j.priority, j.kwargs->>'id' AS entity_id, coalesce(j.kwargs->>'force' = 'true', false) AS force, j.kwargs->'via' AS via,
            j.attempts, j.last_error, j.enqueued_at, j.scheduled_at, j.expires_at,
            CASE WHEN j.expires_at <= now() THEN 'expired' WHEN j.scheduled_at <= now() THEN 'due' ELSE 'future' END AS state
     FROM tether.job j
@@ -61,6 +64,7 @@ export async function listQueuedJobs(db: Kysely<any>, f: QueuedJobFilter & { aft
     priority: x.priority,
     entityId: x.entity_id,
     force: x.force,
+    via: x.via ?? null,
     attempts: x.attempts,
     lastError: x.last_error,
     enqueuedAt: x.enqueued_at.toISOString(),
@@ -100,4 +104,11 @@ export async function reprioritizeQueuedJobs(db: Kysely<any>, f: QueuedJobFilter
     )
     SELECT count(*) AS n FROM moved`.execute(db);
   return Number(r.rows[0]?.n ?? 0);
+}
+
+/** Of `ids`, those with a job of `name` still in tether.job (due or not): a job describes them. */
+export async function idsWithQueuedJobs(db: Kysely<any>, name: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const r = await sql<{ id: string }>`SELECT DISTINCT kwargs->>'id' AS id FROM tether.job WHERE name = ${name} AND kwargs->>'id' = ANY(${[...ids]}::text[])`.execute(db);
+  return new Set(r.rows.map((x) => x.id));
 }

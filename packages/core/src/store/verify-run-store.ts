@@ -4,11 +4,29 @@ import { sql, type Kysely } from "kysely";
 
 export type VerifyRunStatus = "running" | "done" | "failed";
 
+/** fast: the bucketed comparison; deep: the content comparison. */
+export type VerifyMode = "fast" | "deep";
+
+/**
+ * Who started a run, from `started_by`: the daemon's schedule (`scheduler`), `tether verify`
+ * typed by a person (`cli:<user>`), or the console (the signed-in user's name).
+ */
+export type VerifyTrigger = "schedule" | "cli" | "console";
+
+/** `started_by` of a run `tether verify` records (`cli:<user>`). */
+export const cliStartedBy = (user: string): string => `cli:${user}`;
+
+export function verifyTrigger(startedBy: string): VerifyTrigger {
+  return startedBy === "scheduler" ? "schedule" : startedBy.startsWith("cli:") ? "cli" : "console";
+}
+
 export interface VerifyRunRow {
   id: string;
   collection: string;
   status: VerifyRunStatus;
   startedBy: string;
+  /** Where the run came from (`started_by` read: see `VerifyTrigger`). */
+  trigger: VerifyTrigger;
   startedAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -20,6 +38,13 @@ export interface VerifyRunRow {
   driftedTotal: number;
   enqueued: number;
   error: string | null;
+  mode: VerifyMode;
+  /** Scheduled runs: the key where the next window starts (the checkpoint), null at the start. */
+  cursor: string | null;
+  documentsCompared: number;
+  documentsTotal: number;
+  /** Times another process took the run over from its checkpoint. */
+  resumes: number;
 }
 
 export interface VerifyRunProgress {
@@ -37,12 +62,15 @@ export interface VerifyRunOutcome {
   enqueued: number;
   /** Drifted entity ids by kind. */
   samples: Record<string, readonly string[]>;
+  /** Entities compared (the whole run's, resumed ones included). Default: left as it is. */
+  documentsCompared?: number;
 }
 
 interface Raw {
   id: string; collection: string; status: VerifyRunStatus; started_by: string; started_at: Date; updated_at: Date; finished_at: Date | null;
   buckets_total: number; buckets_done: number; buckets_compared: number; buckets_differing: number; drifted: Record<string, number>;
-  drifted_total: number; enqueued: number; error: string | null;
+  drifted_total: number; enqueued: number; error: string | null; mode: VerifyMode; cursor: string | null;
+  documents_compared: string; documents_total: string; resumes: number;
 }
 
 const toRow = (x: Raw): VerifyRunRow => ({
@@ -50,6 +78,7 @@ const toRow = (x: Raw): VerifyRunRow => ({
   collection: x.collection,
   status: x.status,
   startedBy: x.started_by,
+  trigger: verifyTrigger(x.started_by),
   startedAt: x.started_at.toISOString(),
   updatedAt: x.updated_at.toISOString(),
   finishedAt: x.finished_at ? x.finished_at.toISOString() : null,
@@ -61,10 +90,15 @@ const toRow = (x: Raw): VerifyRunRow => ({
   driftedTotal: x.drifted_total,
   enqueued: x.enqueued,
   error: x.error,
+  mode: x.mode,
+  cursor: x.cursor,
+  documentsCompared: Number(x.documents_compared),
+  documentsTotal: Number(x.documents_total),
+  resumes: x.resumes,
 });
 
-export async function createVerifyRun(db: Kysely<any>, collection: string, startedBy: string): Promise<VerifyRunRow> {
-  const r = await sql<Raw>`INSERT INTO tether.verify_run (collection, started_by) VALUES (${collection}, ${startedBy}) RETURNING *`.execute(db);
+export async function createVerifyRun(db: Kysely<any>, collection: string, startedBy: string, mode: VerifyMode = "fast"): Promise<VerifyRunRow> {
+  const r = await sql<Raw>`INSERT INTO tether.verify_run (collection, started_by, mode) VALUES (${collection}, ${startedBy}, ${mode}) RETURNING *`.execute(db);
   return toRow(r.rows[0]!);
 }
 
@@ -87,7 +121,8 @@ export async function finishVerifyRun(db: Kysely<any>, id: string, o: VerifyRunO
   await db.transaction().execute(async (trx) => {
     await sql`UPDATE tether.verify_run SET status = 'done', updated_at = now(), finished_at = now(), buckets_done = buckets_total,
               buckets_compared = ${o.bucketsCompared}, buckets_differing = ${o.bucketsDiffering}, drifted = ${JSON.stringify(o.drifted)}::jsonb,
-              drifted_total = ${o.driftedTotal}, enqueued = ${o.enqueued} WHERE id = ${id}::bigint`.execute(trx);
+              drifted_total = ${o.driftedTotal}, enqueued = ${o.enqueued},
+              documents_compared = coalesce(${o.documentsCompared ?? null}::bigint, documents_compared) WHERE id = ${id}::bigint`.execute(trx);
     if (ids.length > 0) {
       await sql`INSERT INTO tether.verify_result (run_id, kind, entity_id)
                 SELECT ${id}::bigint, k, e FROM unnest(${kinds}::text[], ${ids}::text[]) AS u(k, e) ON CONFLICT DO NOTHING`.execute(trx);
@@ -99,12 +134,14 @@ export async function failVerifyRun(db: Kysely<any>, id: string, error: string):
   await sql`UPDATE tether.verify_run SET status = 'failed', updated_at = now(), finished_at = now(), error = left(${error}, 2000) WHERE id = ${id}::bigint`.execute(db);
 }
 
-/** Runs left "running" by a process that died: no progress for `staleSeconds`. */
+/** Console runs left "running" by a process that died: no progress for `staleSeconds` (a scheduled run is resumed instead). */
 export async function failAbandonedVerifyRuns(db: Kysely<any>, staleSeconds: number): Promise<number> {
   const r = await sql`UPDATE tether.verify_run SET status = 'failed', finished_at = now(), error = 'abandoned: no progress reported (its process stopped)'
-                      WHERE status = 'running' AND updated_at < now() - ${staleSeconds} * interval '1 second'`.execute(db);
+                      WHERE status = 'running' AND lease_until IS NULL AND updated_at < now() - ${staleSeconds} * interval '1 second'`.execute(db);
   return Number(r.numAffectedRows ?? 0);
 }
+
+export { toRow as verifyRunFromRaw, type Raw as VerifyRunRaw };
 
 export async function listVerifyRuns(db: Kysely<any>, f: { collection?: string; before?: string; limit: number }): Promise<VerifyRunRow[]> {
   const r = await sql<Raw>`SELECT * FROM tether.verify_run

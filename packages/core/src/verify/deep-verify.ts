@@ -2,12 +2,14 @@ import type { Kysely } from "kysely";
 import type { Collection } from "../collection.js";
 import { ValidationError } from "../errors.js";
 import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
-import type { ScannedDocument, Sink, SinkCallOptions } from "../sink.js";
-import { canonicalEntityId } from "../entity-id.js";
-import { idColumnType, loadRows, rowStatesAfter } from "../store/collection-store.js";
+import type { BucketRange, ScannedDocument, Sink, SinkCallOptions } from "../sink.js";
+import { canonicalEntityId, idTypeClass } from "../entity-id.js";
+import { idColumnType, loadRows, rowStates, rowStatesAfter } from "../store/collection-store.js";
 import { insertJobs } from "../store/job-store.js";
+import { idsWithQueuedJobs } from "../store/queued-job-store.js";
 import { contentHash } from "./content-hash.js";
 import { classifyDrift, rowVersion, type DriftKind } from "./verification-matrix.js";
+import { embedDrift } from "./embed-drift.js";
 
 /** What the deep comparison finds beyond versions: a body that differs at the same version, and documents without tether's metadata. */
 export type DeepDriftKind = DriftKind | "content";
@@ -15,6 +17,19 @@ export type DeepDriftKind = DriftKind | "content";
 export interface DeepVerifyOptions {
   /** Only these ids (documents and rows). Default: the whole index. */
   ids?: readonly string[];
+  /**
+   * Only the entities whose bucket key (`entityKey`) lies in `[from, to)`, documents and rows: a
+   * scheduled deep run reads one window of keys at a time and checkpoints after each. Documents
+   * without tether's metadata have no key (orphans are not seen), nor have those written before
+   * uuid and text ids had one (`countUnkeyed`): read the whole index for those. Embedded drift is
+   * left to the caller. Default: every key.
+   */
+  range?: BucketRange;
+  /**
+   * An entity with a job of the collection still queued is not drift (a job describes it). Default
+   * false; the scheduler sets it, as for the bucketed verify (`VerifyOptions.skipQueued`).
+   */
+  skipQueued?: boolean;
   /** Documents read per page. Default 5000. */
   pageSize?: number;
   /** Enqueue a repair job per drifted entity (content drift: a forced rewrite). Default true. */
@@ -30,6 +45,8 @@ export interface DeepVerifyOptions {
   sinkOptions?: SinkCallOptions;
   /** After each page. */
   onProgress?: (p: { collection: string; scanned: number; drifted: number }) => void;
+  /** Awaited after each page, e.g. to pace the run (the scheduler throttles here); a rejection stops it. */
+  onPage?: (p: { collection: string; scanned: number; drifted: number }) => Promise<void>;
   /** The downstream index to read (default: the collection's own); see `VerifyOptions.index`. */
   index?: string;
   /** Repairs drift itself instead of enqueuing jobs; see `VerifyOptions.onDrift`. */
@@ -86,9 +103,9 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
   const report: DeepVerifyReport = {
     collection: collection.name,
     scanned: 0,
-    drifted: { missing: 0, stale: 0, ghost: 0, deleted_live: 0, content: 0 },
+    drifted: { missing: 0, stale: 0, ghost: 0, deleted_live: 0, embedded: 0, content: 0 },
     driftedTotal: 0,
-    samples: { missing: [], stale: [], ghost: [], deleted_live: [], content: [], orphan: [] },
+    samples: { missing: [], stale: [], ghost: [], deleted_live: [], embedded: [], content: [], orphan: [] },
     orphans: 0,
     orphansRemoved: 0,
     enqueued: 0,
@@ -104,10 +121,13 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
   await sink.refreshIndex?.(index);
   // A document whose id the id column cannot hold has no row: a ghost, without asking Postgres.
   const idType = await idColumnType(db, collection);
+  const keying = { idType, hashed: idType !== undefined && idTypeClass(idType) !== "integer" };
+  const described = async (ids: readonly string[]): Promise<Set<string> | undefined> =>
+    opts.skipQueued && ids.length > 0 ? idsWithQueuedJobs(db, collection.jobName, ids) : undefined;
   const rowIds = (ids: readonly string[]) => ids.filter((id) => "id" in canonicalEntityId(idType, id));
   const seen = new Set<string>();
   const pending: Promise<unknown>[] = [];
-  for await (const page of sink.scanDocuments(index, { pageSize: o.pageSize, ...(opts.ids ? { ids: opts.ids } : {}) }, sinkOpts)) {
+  for await (const page of sink.scanDocuments(index, { pageSize: o.pageSize, ...(opts.ids ? { ids: opts.ids } : {}), ...(opts.range ? { range: opts.range } : {}) }, sinkOpts)) {
     opts.signal?.throwIfAborted();
     report.scanned += page.length;
     const orphans: ScannedDocument[] = [];
@@ -115,7 +135,7 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
     for (const d of page) (d.tethered ? tethered : orphans).push(d);
     for (const d of page) if (d.tethered) seen.add(d.id);
     const rows = await loadRows(db, collection, rowIds(tethered.map((d) => d.id)));
-    const repairs: { id: string; force: boolean }[] = [];
+    const repairs: { id: string; force: boolean; kind: DeepDriftKind }[] = [];
     for (const d of tethered) {
       const row = rows.get(d.id);
       const state = row === undefined ? undefined : { version: rowVersion(collection, row), live: !collection.isDeleted(row) };
@@ -124,11 +144,14 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
         const stored = contentHash(d.source ?? {});
         if (stored !== contentHash(collection.toDocument(row)) || (d.content !== undefined && d.content !== stored)) kind = "content";
       }
-      if (!kind) continue;
-      report.drifted[kind] += 1;
+      if (kind) repairs.push({ id: d.id, force: kind === "content", kind });
+    }
+    const queuedInPage = await described(repairs.map((r) => r.id));
+    if (queuedInPage) repairs.splice(0, repairs.length, ...repairs.filter((r) => !queuedInPage.has(r.id)));
+    for (const r of repairs) {
+      report.drifted[r.kind] += 1;
       report.driftedTotal += 1;
-      note(kind, d.id);
-      repairs.push({ id: d.id, force: kind === "content" });
+      note(r.kind, r.id);
     }
     report.orphans += orphans.length;
     for (const d of orphans) note("orphan", d.id);
@@ -146,6 +169,7 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
       );
     }
     opts.onProgress?.({ collection: collection.name, scanned: report.scanned, drifted: report.driftedTotal });
+    await opts.onPage?.({ collection: collection.name, scanned: report.scanned, drifted: report.driftedTotal });
   }
   {
     // Live rows with no live document at all (asked-for ones, or every row in id order).
@@ -154,6 +178,8 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
       const absent = opts.ids.filter((id) => !seen.has(id));
       const rows = await loadRows(db, collection, rowIds(absent));
       missing.push(...absent.filter((id) => rows.has(id) && !collection.isDeleted(rows.get(id)!)));
+    } else if (opts.range) {
+      for (const [id, r] of await rowStates(db, collection, keying, { range: opts.range })) if (r.live && !seen.has(id)) missing.push(id);
     } else {
       for (let after: string | undefined; ; ) {
         opts.signal?.throwIfAborted();
@@ -163,6 +189,8 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
         after = rows[rows.length - 1]!.id;
       }
     }
+    const queuedMissing = await described(missing);
+    if (queuedMissing) missing.splice(0, missing.length, ...missing.filter((id) => !queuedMissing.has(id)));
     for (const id of missing) note("missing", id);
     report.drifted.missing += missing.length;
     report.driftedTotal += missing.length;
@@ -172,6 +200,13 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
     }
   }
   await Promise.all(pending);
+  if (opts.index === undefined && opts.ids === undefined && opts.range === undefined) {
+    const e = await embedDrift(db, collection, { enqueue: o.enqueue && !opts.onDrift, priority: o.priority, tag: o.tag, sampleSize: o.sampleSize });
+    report.drifted.embedded += e.drifted;
+    report.driftedTotal += e.drifted;
+    report.samples.embedded.push(...e.samples);
+    report.enqueued += e.enqueued;
+  }
   report.durationMs = performance.now() - started;
   report.docsPerSecond = report.scanned / Math.max(0.001, report.durationMs / 1000);
   return report;

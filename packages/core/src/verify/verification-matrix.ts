@@ -32,6 +32,7 @@ import type { DownstreamState, SinkOperation } from "../sink.js";
  * | soft-deleted v  | tombstone w < v | tombstone at v      | tombstone at v (force)   | tombstone at ≥ the written v  | —            |
  * | soft-deleted v  | tombstone w = v | confirm             | tombstone at v (force)   | tombstone at ≥ the written v  | —            |
  * | soft-deleted v  | tombstone w > v | confirm             | tombstone at w+1 (force) | tombstone at ≥ the written v  | —            |
+ * | live v, embedded change pending | any w (or nothing) | bump, index at max(v, w)+1 | the same | document at exactly the bumped version | embedded |
  *
  * Why these cells:
  * - A live row is equal only to a live document at its own version; a soft-deleted row only to
@@ -49,6 +50,12 @@ import type { DownstreamState, SinkOperation } from "../sink.js";
  * - On read-back, a write refused as older (a conflict) that left nothing readable met a delete
  *   marker made behind tether's back (kept for index.gc_deletes): the row is bumped past the
  *   marker so the retry is not refused again (`readBackVerdict`).
+ * - A live row whose document reads a row with a change still to expand (a fan-out not yet
+ *   reached it: `tether.embed_change`, ../fan-out-rule.ts) is never confirmed as it stands, at
+ *   any downstream version: its document may have been built before the change. The row is
+ *   bumped past both versions and the document rebuilt from what the pass loaded; the fan-out
+ *   bumps it once more when it gets there. Verify reports such a document, when no job will
+ *   reach it, as `embedded` (../verify/embed-drift.ts).
  * - Drift (anti-entropy) compares live entities only: a deleted entity that is absent or a
  *   tombstone downstream, or a tombstone for a row that is gone (kept, or purged), is not drift.
  */
@@ -98,6 +105,8 @@ export interface PlanInput<Row> {
   force: boolean;
   /** Version carried by a hard-delete job. */
   deleteVersion?: number;
+  /** A row the document reads has a change whose fan-out has not reached this document yet. */
+  embedPending?: boolean;
 }
 
 export function rowVersion<Row>(collection: Collection<Row>, row: Row): number {
@@ -132,6 +141,7 @@ export function confirmsAsIs<Row>(input: PlanInput<Row>): boolean {
     return ds?.deleted ? ds.version >= d : !ds && d === 0;
   }
   if (force || !ds) return false;
+  if (input.embedPending && pg === "live") return false;
   const v = rowVersion(collection, row!);
   // tombstone_equal or tombstone_newer; document_equal.
   return pg === "deleted" ? ds.deleted && ds.version >= v : !ds.deleted && ds.version === v;
@@ -155,6 +165,11 @@ export function planEntity<Row>(input: PlanInput<Row>): EntityPlan {
     return { action: "write", op: { kind: "tombstone", id, version, ...forced }, outcome: force ? "forced" : "deleted_downstream" };
   }
   const outcome = force ? "forced" : "repaired";
+  if (input.embedPending) {
+    const bumped = Math.max(v, ds?.version ?? 0) + 1;
+    const bumpedRow = { ...(row as Record<string, unknown>), [collection.versionColumn]: bumped } as Row;
+    return { action: "write", op: desiredOperation(collection, id, bumpedRow, bumped), outcome, bumpVersionTo: bumped };
+  }
   if (cell === "document_newer" || cell === "tombstone_equal" || cell === "tombstone_newer") {
     const bumped = ds!.version + 1;
     const bumpedRow = { ...(row as Record<string, unknown>), [collection.versionColumn]: bumped } as Row;
@@ -206,9 +221,15 @@ export type DriftKind =
   /** Live downstream; no row in Postgres. */
   | "ghost"
   /** Soft-deleted in Postgres; live downstream. */
-  | "deleted_live";
+  | "deleted_live"
+  /**
+   * A document behind a change of a row it embeds that no job will bring to it (a lost fan-out,
+   * a document an expansion skipped): both sides agree on a version the change never moved.
+   * Found from Postgres alone (../verify/embed-drift.ts).
+   */
+  | "embedded";
 
-export const DRIFT_KINDS: readonly DriftKind[] = ["missing", "stale", "ghost", "deleted_live"];
+export const DRIFT_KINDS: readonly DriftKind[] = ["missing", "stale", "ghost", "deleted_live", "embedded"];
 
 /** What Postgres holds for one entity, as anti-entropy reads it (no document needed). */
 export interface RowState {

@@ -20,6 +20,9 @@
  * | leapfrog                      | the drainer, past a document ahead of the row             | above(w)            | above w; burnt even if the drain dies before COMMIT           |
  * | your statement, nextVersion   | writeWithJobs with `nextVersion("version")`               | above(o)            | as an update                                                  |
  * | your statement, version + 1   | writeWithJobs with `version + 1` (capture stays out)      | o + 1               | only if o is the highest the entity used: see below           |
+ * | a direct embed's change       | the writer's verbs on the embed; the embed's capture trigger (the document reached) | above(o) | as an update, in the writing transaction, under the row lock |
+ * | a fan-out embed's change      | the drainer's expansion of the fan-out job (each document reached) | above(o) | as an update, in the chunk's transaction, under the row lock  |
+ * | a pending embedded change     | the drainer, meeting the document before its fan-out      | above(max(o, w))    | as the leapfrog: above the row and what the downstream holds  |
  *
  * Why these cells:
  * - One sequence for every entity of every collection: a re-inserted id cannot know its earlier
@@ -32,6 +35,12 @@
  *   sends its leapfrog's version to the engine before COMMIT; should the drain die there, the row
  *   keeps o, the engine holds the burnt value, and no later write can take it with another body
  *   (history 5 of issue 22). The leapfrog's bump enqueues nothing: the drained job covers it.
+ * - Documents from several tables (../fan-out-rule.ts): what moves when an embedded row changes
+ *   is the document row's own version, taken under that row's lock (in the writing transaction
+ *   for a direct embed, in the drainer's expansion otherwise), so it is above every version the
+ *   document had whatever the commit order of other writers. A "greatest of the versions read"
+ *   across tables would not be: a transaction holding a smaller version can commit after a
+ *   larger one was read.
  * - `version + 1` in your own statement (writeWithJobs runs with the capture hand-shake, so the
  *   trigger does not replace it) is safe for an UPDATE of a row that keeps its key and whose
  *   version is the highest its entity used: every path above keeps that true, except a document
@@ -41,9 +50,32 @@
  *   writeWithJobs, the trigger replaces a statement's `version + 1` with above(o) anyway.
  */
 
-export type VersionWrite = "insert" | "reinsert" | "update" | "key_change" | "tombstone" | "leapfrog" | "own_next_version" | "own_plus_one";
+export type VersionWrite =
+  | "insert"
+  | "reinsert"
+  | "update"
+  | "key_change"
+  | "tombstone"
+  | "leapfrog"
+  | "own_next_version"
+  | "own_plus_one"
+  | "embed_direct"
+  | "embed_fanout"
+  | "embed_pending";
 
-export const VERSION_WRITES: readonly VersionWrite[] = ["insert", "reinsert", "update", "key_change", "tombstone", "leapfrog", "own_next_version", "own_plus_one"];
+export const VERSION_WRITES: readonly VersionWrite[] = [
+  "insert",
+  "reinsert",
+  "update",
+  "key_change",
+  "tombstone",
+  "leapfrog",
+  "own_next_version",
+  "own_plus_one",
+  "embed_direct",
+  "embed_fanout",
+  "embed_pending",
+];
 
 export interface VersionInputs {
   /** s: the value the version sequence hands out next. */
@@ -85,7 +117,11 @@ export function versionFor(write: VersionWrite, i: VersionInputs): VersionOutcom
       return above(i.next, Math.max(required(i.old, "old", write), i.written === undefined ? 0 : written - 1));
     case "tombstone":
     case "own_next_version":
+    case "embed_direct":
+    case "embed_fanout":
       return above(i.next, required(i.old, "old", write));
+    case "embed_pending":
+      return above(i.next, Math.max(required(i.old, "old", write), i.downstream ?? 0));
     case "leapfrog":
       return above(i.next, required(i.downstream, "downstream", write));
     case "own_plus_one":

@@ -16,6 +16,8 @@ import { instruments } from "../ops/metrics.js";
 import type { Sink } from "../sink.js";
 import { IdGuard } from "./id-guard.js";
 import { writeStages } from "./write-stages.js";
+import type { EmbeddedTable } from "../embedded-table.js";
+import { embedWriter, isEmbeddedTable, type EmbedWriteResult } from "./embed-writes.js";
 
 export interface WriterOptions {
   /** Target of the direct sync after commit. Omit to leave everything to the drainer. */
@@ -61,21 +63,44 @@ export interface Writer {
    * @example
    * const { row } = await writer.createWithJob(db, annotations, { userid: "acct:ann", text: "hi" });
    */
-  createWithJob<Row, Insert = Record<string, unknown>>(db: Db, collection: Collection<Row, Insert, any, any>, values: NoInfer<Insert>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  createWithJob<Row, Insert = Record<string, unknown>>(db: Db, collection: Collection<Row, Insert, any, any, any>, values: NoInfer<Insert>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  /**
+   * Inserts a row into a table the collection's documents read (an embed), and reaches every
+   * document that embeds it, in one transaction: a direct embed's documents are bumped and
+   * direct-synced, a fan-out embed's change gets one fan-out job, expanded by the drainer.
+   * @example
+   * await writer.createWithJob(db, products.embeds.stock, { product_id: id, quantity: 5 });
+   */
+  createWithJob<Row, Insert = Record<string, unknown>>(db: Db, embed: EmbeddedTable<Row, Insert, any, any>, values: NoInfer<Insert>): Promise<EmbedWriteResult<Row>>;
   /**
    * Updates a live row, bumping its version, and enqueues its job. Throws NotFoundError when no
    * live row has that id (nothing is written).
    * @example
    * await writer.updateWithJob(db, annotations, id, { text: "edited" });
    */
-  updateWithJob<Row, Update = Record<string, unknown>>(db: Db, collection: Collection<Row, any, Update, any>, id: string, patch: NoInfer<Update>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  updateWithJob<Row, Update = Record<string, unknown>>(db: Db, collection: Collection<Row, any, Update, any, any>, id: string, patch: NoInfer<Update>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  /**
+   * Updates one row of an embedded table by its primary key and reaches every document that
+   * embeds it (both sides of a re-parent). A patch of columns no document reads reaches nothing.
+   * Throws NotFoundError when there is no such row.
+   * @example
+   * await writer.updateWithJob(db, products.embeds.category, categoryId, { name: "Footwear" }); // one fan-out job
+   */
+  updateWithJob<Row, Update = Record<string, unknown>>(db: Db, embed: EmbeddedTable<Row, any, Update, any>, key: string, patch: NoInfer<Update>): Promise<EmbedWriteResult<Row>>;
   /**
    * Soft-deletes (sets the collection's deletedColumn to now() and bumps the version) or, with
    * `hard` or no deletedColumn, deletes the row; enqueues its job either way.
    * @example
    * await writer.deleteWithJob(db, annotations, id);
    */
-  deleteWithJob<Row>(db: Db, collection: Collection<Row, any, any, any>, id: string, opts?: WriteCallOptions & { hard?: boolean }): Promise<WriteResult<Row>>;
+  deleteWithJob<Row>(db: Db, collection: Collection<Row, any, any, any, any>, id: string, opts?: WriteCallOptions & { hard?: boolean }): Promise<WriteResult<Row>>;
+  /**
+   * Deletes one row of an embedded table by its primary key and reaches every document that
+   * embedded it. Throws NotFoundError when there is no such row.
+   * @example
+   * await writer.deleteWithJob(db, annotations.embeds.author, "acct:ann@example.com");
+   */
+  deleteWithJob<Row>(db: Db, embed: EmbeddedTable<Row, any, any, any>, key: string): Promise<EmbedWriteResult<Row>>;
   /**
    * Runs `fn` (your own domain writes, which must bump versions with `nextVersion`) and enqueues
    * a job for every change it returns, in one transaction. A hard delete's change carries
@@ -87,7 +112,18 @@ export interface Writer {
    *   return rows.map((row) => ({ id: String(row.id), row }));
    * });
    */
-  writeWithJobs<Row, DB = any>(db: Db, collection: Collection<Row, any, any, DB>, fn: (trx: Transaction<DB>) => Promise<EntityChange<Row>[]>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  writeWithJobs<Row, DB = any>(db: Db, collection: Collection<Row, any, any, DB, any>, fn: (trx: Transaction<DB>) => Promise<EntityChange<Row>[]>, opts?: WriteCallOptions): Promise<WriteResult<Row>>;
+  /**
+   * Runs `fn` (your own statements on an embedded table) and reaches every document that embeds
+   * the rows it changed, in one transaction: `fn` returns the link values its statements touched
+   * (the embed's `on` column, old and new values of a row it moved).
+   * @example
+   * await writer.writeWithJobs(db, products.embeds.category, async (trx) => {
+   *   const rows = await trx.updateTable("category").set({ name: "Footwear" }).where("name", "=", "Shoes").returning("id").execute();
+   *   return rows.map((r) => r.id);
+   * });
+   */
+  writeWithJobs<Row, DB = any>(db: Db, embed: EmbeddedTable<Row, any, any, DB>, fn: (trx: Transaction<DB>) => Promise<readonly (string | number | bigint)[]>): Promise<EmbedWriteResult<Row>>;
   /** The direct sync breaker's state (undefined without a sink or with `breaker: false`). */
   breaker(): BreakerSnapshot | undefined;
   /** The direct sync, for callers that passed their own transaction (after their COMMIT). */
@@ -109,7 +145,7 @@ function validateCallOptions(opts: WriteCallOptions | undefined): void {
  * lets the drainer decide, as it would for a row that is gone.
  */
 async function withLoadedRows<Row>(
-  trx: Transaction<any>,
+  trx: Db,
   collection: Collection<Row, any, any, any>,
   changes: EntityChange<Row>[],
 ): Promise<{ changes: EntityChange<Row>[]; unsynced: ReadonlySet<string> }> {
@@ -172,6 +208,12 @@ export function createWriter(options: WriterOptions = {}): Writer {
       return jobIds.map(() => undefined);
     },
   });
+  /** Never throws: the write committed; a job that stays delayed is still drained after the grace period. */
+  const expedite = (db: Db, jobIds: string[]): Promise<void> =>
+    writeStages
+      .time("expedite", jobIds.length, () => expediter.submit(db, jobIds))
+      .then(() => undefined)
+      .catch((err: unknown) => logger.warn({ err: String(err) }, "could not expedite the jobs of a failed direct sync"));
   const syncNow: Writer["syncNow"] = async (collection, changes) =>
     options.sink ? directSync(options.sink, collection, changes, { timeoutMs, logger, ...(breaker ? { breaker } : {}), ...(batcher ? { batcher } : {}) }) : "skipped";
 
@@ -180,7 +222,7 @@ export function createWriter(options: WriterOptions = {}): Writer {
     collection: Collection<Row, any, any, any>,
     fn: (trx: Transaction<any>) => Promise<EntityChange<Row>[]>,
     opts: WriteCallOptions | undefined,
-    /** One row and its job in one statement (collections without `load`): a plain write's round trips. */
+    /** One row and its job in one statement: a plain write's round trips (a collection with `load` re-reads the row after it). */
     single?: (db: Db, job: RowJob) => Promise<{ change: EntityChange<Row>; jobId: string }>,
     /** Ids the call names before anything is written: refused before the first statement. */
     known: readonly unknown[] = [],
@@ -194,7 +236,7 @@ export function createWriter(options: WriterOptions = {}): Writer {
     // it before COMMIT: the check of an id a default other than an identity generated, or the wake
     // of due-now work (a NOTIFY that failed after an autocommit would fail a committed write).
     const alone =
-      single !== undefined && !collection.load && !db.isTransaction && graceMs > 0 && (known.length > 0 || (await ids.generatedIdsInRule(db, collection)));
+      single !== undefined && !db.isTransaction && graceMs > 0 && (known.length > 0 || (await ids.generatedIdsInRule(db, collection)));
     /** The row and its job in one statement, on the caller's transaction, the writer's, or alone. */
     const oneStatement = async (q: Db) => {
       const { change, jobId } = await single!(q, { name: collection.jobName, priority, tag, delayMs: graceMs });
@@ -206,10 +248,14 @@ export function createWriter(options: WriterOptions = {}): Writer {
       }
       // In the caller's transaction, later plain statements must be captured again.
       if (q === db && db.isTransaction) await setWriterFlag(q, "");
-      return { changes: [change], jobIds: [jobId], unsynced: new Set<string>() as ReadonlySet<string> };
+      // A collection with `load` builds its document from more than the row: re-read it through
+      // `load`, in the transaction when there is one, else right after the statement committed
+      // (a newer state is as good to send: the document carries the version it was built from).
+      const { changes, unsynced } = await withLoadedRows(q, collection, [change]);
+      return { changes, jobIds: [jobId], unsynced };
     };
     const body = async (trx: Transaction<any>) => {
-      if (single && !collection.load) return oneStatement(trx);
+      if (single) return oneStatement(trx);
       // The capture trigger's hand-shake: these statements bump and enqueue themselves.
       await setWriterFlag(trx, collection.name);
       const written = await fn(trx);
@@ -239,7 +285,7 @@ export function createWriter(options: WriterOptions = {}): Writer {
         instruments().jobsEnqueued.add(jobIds.length, { name: collection.jobName, tag, priority });
         const sync: DirectSyncOutcome = callerTx ? "deferred" : opts?.directSync === false ? "skipped" : await syncNow(collection, unsynced.size === 0 ? changes : changes.filter((c) => !unsynced.has(c.id)));
         // Nothing left to race: make the jobs due now and wake the drainers.
-        if (sync === "error" || sync === "timeout" || sync === "breaker_open") await writeStages.time("expedite", jobIds.length, () => expediter.submit(db, jobIds)).catch((err: unknown) => logger.warn({ err: String(err) }, "could not expedite the jobs of a failed direct sync"));
+        if (sync === "error" || sync === "timeout" || sync === "breaker_open") await expedite(db, jobIds);
         return { row: changes[0]?.row, jobIds, sync, changes };
       } finally {
         span.end();
@@ -248,12 +294,16 @@ export function createWriter(options: WriterOptions = {}): Writer {
   }
 
   const idOf = <Row>(collection: Collection<Row>, row: Row) => String((row as Record<string, unknown>)[collection.idColumn]);
+  const embeds = embedWriter({ graceMs, syncNow: (collection, changes) => syncNow(collection, changes), expedite });
 
   return {
     syncNow,
     breaker: () => breaker?.snapshot(),
-    writeWithJobs: run,
-    createWithJob(db, typed, values, opts) {
+    writeWithJobs(db: Db, target: any, fn: any, opts?: WriteCallOptions): Promise<any> {
+      return isEmbeddedTable(target) ? embeds.write(db, target, fn) : run(db, target, fn, opts);
+    },
+    createWithJob(db: Db, typed: any, values: any, opts?: WriteCallOptions): Promise<any> {
+      if (isEmbeddedTable(typed)) return embeds.create(db, typed, values as Record<string, unknown>);
       // Insert/Update/DB only type the call; the implementation works on plain records.
       const collection = typed as Collection<any>;
       return run(
@@ -272,7 +322,8 @@ export function createWriter(options: WriterOptions = {}): Writer {
         (values as Record<string, unknown>)[collection.idColumn] === undefined ? [] : [(values as Record<string, unknown>)[collection.idColumn]],
       );
     },
-    updateWithJob(db, typed, id, typedPatch, opts) {
+    updateWithJob(db: Db, typed: any, id: string, typedPatch: any, opts?: WriteCallOptions): Promise<any> {
+      if (isEmbeddedTable(typed)) return embeds.update(db, typed, id, typedPatch as Record<string, unknown>);
       const collection = typed as Collection<any>;
       const patch = typedPatch as Record<string, unknown>;
       if (collection.versionColumn in patch || collection.idColumn in patch) {
@@ -295,7 +346,8 @@ export function createWriter(options: WriterOptions = {}): Writer {
         [id],
       );
     },
-    deleteWithJob(db, typed, id, opts) {
+    deleteWithJob(db: Db, typed: any, id: string, opts?: WriteCallOptions & { hard?: boolean }): Promise<any> {
+      if (isEmbeddedTable(typed)) return embeds.delete(db, typed, id);
       const collection = typed as Collection<any>;
       const soft = collection.deletedColumn !== undefined && !opts?.hard;
       return run(

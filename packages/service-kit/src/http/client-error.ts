@@ -40,10 +40,15 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
 }
 
 /** Errors Fastify raises while routing (a malformed percent-encoding in the path). */
-export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // Fastify's own messages quote the whole path back: say what is wrong instead.
+  const maxParamLength = request.server?.initialConfig.routerOptions?.maxParamLength ?? 100;
   const what =
-    err.code === "FST_ERR_BAD_URL" ? "is not a valid (percent-encoded UTF-8) path" : err.code === "FST_ERR_MAX_PARAM_LENGTH" ? "has a path segment longer than the router accepts (100 characters)" : "cannot be routed";
+    err.code === "FST_ERR_BAD_URL"
+      ? "is not a valid (percent-encoded UTF-8) path"
+      : err.code === "FST_ERR_MAX_PARAM_LENGTH"
+        ? `has a path segment longer than the router accepts (${maxParamLength} characters)`
+        : "cannot be routed";
   const body: ErrorBody = { error: "bad_request", field: "url", message: `url: ${what}` };
   void reply.code(400).type("application/json; charset=utf-8").send(body);
 }

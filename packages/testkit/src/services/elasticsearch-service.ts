@@ -4,10 +4,14 @@ import { dockerEngineAnswers } from "./docker-engine.js";
 import { findJavaHome } from "./java-home.js";
 import { ensureMavenZip, ensureUnzipped, installBase, isRoot, livePid, runningNodes, waitUntilHealthy } from "./maven-node.js";
 import { runCommand } from "./run-command.js";
+import { engineVersion } from "./service-versions.js";
 import type { ServiceRecord } from "./services-state.js";
 
-/** Elasticsearch server version used when none is given; the client major must match (8). */
-export const DEFAULT_ES_VERSION = "8.19.21";
+/**
+ * Elasticsearch server version used when none is given. The 8.x client speaks to it natively
+ * and to 9.x through REST API compatibility (it sends `compatible-with=8`).
+ */
+export const DEFAULT_ES_VERSION = engineVersion("elasticsearch", "8").version;
 const ES_USER = "tether-es";
 const GROUP = "org.elasticsearch.distribution.integ-test-zip";
 
@@ -39,6 +43,7 @@ export function runningMavenNodes(): number[] {
 
 /** An unpacked distribution the service user can run, and a Java for it. */
 export interface EsInstall {
+  version: string;
   home: string;
   base: string;
   javaHome: string;
@@ -51,21 +56,24 @@ export interface EsInstall {
 export async function installElasticsearch(version: string = DEFAULT_ES_VERSION): Promise<EsInstall> {
   const base = await installBase("elasticsearch", ES_USER);
   const home = join(base, `elasticsearch-${version}`);
-  const javaHome = await findJavaHome(17);
+  const { java } = engineVersion("elasticsearch", version);
+  const javaHome = await findJavaHome(java.min, java.max);
   await ensureUnzipped(() => ensureMavenZip(GROUP, "elasticsearch", version), base, home, "elasticsearch");
-  return { home, base, javaHome, asServiceUser: isRoot(), serviceUser: ES_USER };
+  return { version, home, base, javaHome, asServiceUser: isRoot(), serviceUser: ES_USER };
 }
 
 export interface MavenEsOptions {
+  /** A full version or a major ("9"); default DEFAULT_ES_VERSION. */
   version?: string;
+  /** Default: the version's own port (9200 for 8.x, 9220 for 9.x; see service-versions.ts). */
   port?: number;
   heap?: string;
 }
 
 /** Installs (once) and starts Elasticsearch from Maven Central's integ-test-zip, on loopback. */
 export async function startMavenElasticsearch(opts: MavenEsOptions = {}): Promise<ServiceRecord> {
-  const version = opts.version ?? DEFAULT_ES_VERSION;
-  const port = opts.port ?? 9200;
+  const { version, port: versionPort } = engineVersion("elasticsearch", opts.version ?? DEFAULT_ES_VERSION);
+  const port = opts.port ?? versionPort;
   const url = `http://127.0.0.1:${port}`;
   const base = await installBase("elasticsearch", ES_USER);
   const home = join(base, `elasticsearch-${version}`);
@@ -109,7 +117,9 @@ export async function startMavenElasticsearch(opts: MavenEsOptions = {}): Promis
   if (start.code !== 0) {
     throw new Error(`Elasticsearch ${version} failed to start (exit ${start.code}); see ${join(home, "logs")}: ${(start.stdout + start.stderr).slice(-2000)}`);
   }
-  await waitForElasticsearch(url);
+  // A guard against a node that never comes up, not a limit on a slow start: four nodes booting
+  // side by side on two busy cores (scripts/test) have taken close to three minutes.
+  await waitForElasticsearch(url, 300_000);
   const pid = Number(readFileSync(pidFile, "utf8").trim());
   return { url, via: "maven", detail: `Elasticsearch ${version} (integ-test-zip via Maven) in ${home}, pid ${pid}`, startedByUs: { pid } };
 }

@@ -17,33 +17,62 @@ export function isRoot(): boolean {
   return typeof process.getuid === "function" && process.getuid() === 0;
 }
 
-/** Creates the system user a node runs as, when running as root. */
-export async function ensureServiceUser(user: string): Promise<void> {
+const usersMade = new Map<string, Promise<void>>();
+
+/** Creates the system user a node runs as, when running as root (once per user, however many nodes start at once). */
+export function ensureServiceUser(user: string): Promise<void> {
+  let made = usersMade.get(user);
+  if (!made) usersMade.set(user, (made = createServiceUser(user)));
+  return made;
+}
+
+async function createServiceUser(user: string): Promise<void> {
   if (!isRoot()) return;
   const r = await runCommand("id", ["-u", user]);
   if (r.code === 0) return;
   const add = await runCommand("useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user]);
-  if (add.code !== 0) throw new Error(`cannot create user ${user}: ${add.stderr}`);
+  // Nodes start side by side: another may have created the user between the check and the add.
+  if (add.code !== 0 && (await runCommand("id", ["-u", user])).code !== 0) throw new Error(`cannot create user ${user}: ${add.stderr}`);
 }
 
 /** Downloads `group:artifact:version:zip` through Maven (once) and returns the zip path. */
 export async function ensureMavenZip(group: string, artifact: string, version: string): Promise<string> {
-  const local = join(homedir(), ".m2", "repository", ...group.split("."), artifact, version, `${artifact}-${version}.zip`);
+  return ensureMavenArtifact(group, artifact, version, "zip");
+}
+
+/** Downloads `group:artifact:version:packaging` through Maven (once) and returns its path in the local repository. */
+export async function ensureMavenArtifact(group: string, artifact: string, version: string, packaging: "zip" | "jar"): Promise<string> {
+  const local = join(homedir(), ".m2", "repository", ...group.split("."), artifact, version, `${artifact}-${version}.${packaging}`);
   if (existsSync(local)) return local;
   await ensureDebianPackage("mvn", "maven");
   const r = await runCommand(
     "mvn",
-    ["-B", "-q", "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:get", `-Dartifact=${group}:${artifact}:${version}:zip`, "-Dtransitive=false"],
+    ["-B", "-q", "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:get", `-Dartifact=${group}:${artifact}:${version}:${packaging}`, "-Dtransitive=false"],
     { timeoutMs: 600_000 },
   );
   if (r.code !== 0 || !existsSync(local)) {
-    throw new Error(`Maven could not fetch ${group}:${artifact}:${version}:zip (exit ${r.code}): ${(r.stdout + r.stderr).slice(-2000)}`);
+    throw new Error(`Maven could not fetch ${group}:${artifact}:${version}:${packaging} (exit ${r.code}): ${(r.stdout + r.stderr).slice(-2000)}`);
   }
   return local;
 }
 
-/** Unzips the distribution into `base` unless `home/bin/<bin>` is already there (then nothing is downloaded). */
-export async function ensureUnzipped(download: () => Promise<string>, base: string, home: string, bin: string): Promise<void> {
+const unzipping = new Map<string, Promise<void>>();
+
+/**
+ * Unzips the distribution into `base` unless `home/bin/<bin>` is already there (then nothing is
+ * downloaded). Two services on one distribution (a plain and a secured node) share one unzip.
+ */
+export function ensureUnzipped(download: () => Promise<string>, base: string, home: string, bin: string): Promise<void> {
+  let done = unzipping.get(home);
+  if (!done) {
+    done = unzip(download, base, home, bin);
+    unzipping.set(home, done);
+    done.catch(() => unzipping.delete(home));
+  }
+  return done;
+}
+
+async function unzip(download: () => Promise<string>, base: string, home: string, bin: string): Promise<void> {
   if (existsSync(join(home, "bin", bin))) return;
   const zip = await download();
   await ensureDebianPackage("unzip", "unzip");
@@ -75,10 +104,8 @@ export async function installBase(name: string, user: string): Promise<string> {
   return fallback;
 }
 
-/** The pid in `pidFile` when that process is alive, else undefined. */
-export function livePid(pidFile: string): number | undefined {
-  if (!existsSync(pidFile)) return undefined;
-  const pid = Number(readFileSync(pidFile, "utf8").trim());
+/** `pid` when it is a process that is alive, else undefined. */
+export function alivePid(pid: number): number | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   try {
     process.kill(pid, 0);
@@ -86,6 +113,12 @@ export function livePid(pidFile: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The pid in `pidFile` when that process is alive, else undefined. */
+export function livePid(pidFile: string): number | undefined {
+  if (!existsSync(pidFile)) return undefined;
+  return alivePid(Number(readFileSync(pidFile, "utf8").trim()));
 }
 
 /** Pids of the nodes of `name` started from this checkout's install folders that are still alive. */

@@ -4,13 +4,14 @@ import { dockerEngineAnswers } from "./docker-engine.js";
 import { findJavaHome } from "./java-home.js";
 import { ensureMavenZip, ensureServiceUser, ensureUnzipped, installBase, isRoot, livePid, runDaemonStart, runningNodes, waitUntilHealthy } from "./maven-node.js";
 import { runCommand } from "./run-command.js";
+import { engineVersion } from "./service-versions.js";
 import type { ServiceRecord } from "./services-state.js";
 
 /**
  * OpenSearch server version used when none is given. 2.19 is the line that still runs on Java
- * 17 (3.x needs 21+); the 3.x client speaks to 2.x servers.
+ * 17 (3.x needs 21+); the 3.x client speaks to 2.x and 3.x servers.
  */
-export const DEFAULT_OPENSEARCH_VERSION = "2.19.6";
+export const DEFAULT_OPENSEARCH_VERSION = engineVersion("opensearch", "2").version;
 /** Its own port, so it sits beside an Elasticsearch on 9200. */
 export const DEFAULT_OPENSEARCH_PORT = 9201;
 const OS_USER = "tether-os";
@@ -47,7 +48,9 @@ export function runningOpenSearchNodes(): number[] {
 }
 
 export interface MavenOpenSearchOptions {
+  /** A full version or a major ("3"); default DEFAULT_OPENSEARCH_VERSION. */
   version?: string;
+  /** Default: the version's own port (9201 for 2.x, 9221 for 3.x; see service-versions.ts). */
   port?: number;
   heap?: string;
 }
@@ -58,8 +61,8 @@ export interface MavenOpenSearchOptions {
  * nothing to switch off), no analysis-common, painless or reindex.
  */
 export async function startMavenOpenSearch(opts: MavenOpenSearchOptions = {}): Promise<ServiceRecord> {
-  const version = opts.version ?? DEFAULT_OPENSEARCH_VERSION;
-  const port = opts.port ?? DEFAULT_OPENSEARCH_PORT;
+  const { version, port: versionPort, java } = engineVersion("opensearch", opts.version ?? DEFAULT_OPENSEARCH_VERSION);
+  const port = opts.port ?? versionPort;
   const url = `http://127.0.0.1:${port}`;
   const base = await installBase("opensearch", OS_USER);
   const home = join(base, `opensearch-${version}`);
@@ -73,7 +76,7 @@ export async function startMavenOpenSearch(opts: MavenOpenSearchOptions = {}): P
       : { url, via: "local", detail: `an OpenSearch ${running.version} already answering at ${url}, not started from this checkout (down leaves it running)` };
   }
 
-  const javaHome = await findJavaHome(17);
+  const javaHome = await findJavaHome(java.min, java.max);
   await ensureServiceUser(OS_USER);
   await ensureUnzipped(() => ensureMavenZip(GROUP, "opensearch", version), base, home, "opensearch");
   writeFileSync(
@@ -107,7 +110,9 @@ export async function startMavenOpenSearch(opts: MavenOpenSearchOptions = {}): P
   if (start.code !== 0) {
     throw new Error(`OpenSearch ${version} failed to start (exit ${start.code}); see ${join(home, "logs")}: ${start.output}`);
   }
-  await waitForOpenSearch(url);
+  // A guard against a node that never comes up, not a limit on a slow start: four nodes booting
+  // side by side on two busy cores (scripts/test) have taken close to three minutes.
+  await waitForOpenSearch(url, 300_000);
   const pid = Number(readFileSync(pidFile, "utf8").trim());
   return { url, via: "maven", detail: `OpenSearch ${version} (integ-test-zip via Maven) in ${home}, pid ${pid}`, startedByUs: { pid } };
 }

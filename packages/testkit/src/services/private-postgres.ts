@@ -1,9 +1,9 @@
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./free-port.js";
 import { waitForPostgres } from "./postgres-service.js";
-import { runCommand } from "./run-command.js";
+import { postgresBinDir, postgresOwnerIds, runAsPostgresOwner } from "./postgres-binaries.js";
 
 /** A Postgres server of the test's own, free to be restarted or killed without disturbing anyone. */
 export interface PrivatePostgres {
@@ -19,41 +19,49 @@ export interface PrivatePostgres {
   close(): Promise<void>;
 }
 
-/** The newest Debian PostgreSQL binaries (/usr/lib/postgresql/<major>/bin). */
-function debianBinDir(): string {
-  const root = "/usr/lib/postgresql";
-  const majors = existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a)) : [];
-  if (majors.length === 0) throw new Error("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (Debian package postgresql)");
-  return join(root, majors[0]!, "bin");
+export interface PrivatePostgresOptions {
+  /** Server settings (`-c name=value`), over the defaults: loopback, a free port, fsync off, 200 connections. */
+  settings?: Record<string, string>;
+  /**
+   * Postgres major ("17") or full embedded-binaries version ("17.11.0"). Default: the machine's
+   * newest; another major comes from Maven Central (see postgres-binaries.ts).
+   */
+  version?: string;
+  /**
+   * Files written into the data directory after initdb, owned by the server user with mode 0600
+   * (a TLS key must be): name them in `settings` by relative path (`ssl_cert_file: "server.crt"`).
+   */
+  files?: Record<string, string>;
+  /**
+   * Query string of the server's `url` (and of the readiness check), e.g. the TLS parameters a
+   * `pg_hba.conf` given in `files` that admits only `hostssl` requires.
+   */
+  urlQuery?: string;
 }
-
-const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0;
 
 /**
  * initdb into a fresh temporary directory and start a server on a free loopback port, from the
- * machine's own PostgreSQL binaries. Postgres refuses to run as root: as root it runs as the
- * `postgres` system user.
+ * machine's own PostgreSQL binaries or those of `version`. Postgres refuses to run as root: as
+ * root it runs as the `postgres` system user.
  *
  * @example
- * const pg = await startPrivatePostgres();
+ * const pg = await startPrivatePostgres({ version: "18" });
  * try { … await pg.restart("immediate"); … } finally { await pg.close(); }
  */
-export async function startPrivatePostgres(opts: { settings?: Record<string, string> } = {}): Promise<PrivatePostgres> {
-  const bin = debianBinDir();
+export async function startPrivatePostgres(opts: PrivatePostgresOptions = {}): Promise<PrivatePostgres> {
+  const bin = await postgresBinDir(opts.version);
   const base = mkdtempSync(join(tmpdir(), "tether-pg-"));
   const dataDir = join(base, "data");
-  const asOwner = async (file: string, args: string[], timeoutMs = 120_000) => {
-    const r = isRoot() ? await runCommand("runuser", ["-u", "postgres", "--", file, ...args], { timeoutMs }) : await runCommand(file, args, { timeoutMs });
-    if (r.code !== 0) throw new Error(`${file} ${args.join(" ")} failed (exit ${r.code}): ${(r.stdout + r.stderr).slice(-1500)}`);
-  };
-  if (isRoot()) {
-    const id = await runCommand("id", ["-u", "postgres"]);
-    const gid = await runCommand("id", ["-g", "postgres"]);
-    if (id.code !== 0) throw new Error("running as root needs the postgres system user (Debian package postgresql)");
-    chownSync(base, Number(id.stdout.trim()), Number(gid.stdout.trim()));
-  }
+  const asOwner = (file: string, args: string[], timeoutMs = 120_000) => runAsPostgresOwner(file, args, timeoutMs);
+  const owner = await postgresOwnerIds();
+  if (owner) chownSync(base, owner.uid, owner.gid);
   chmodSync(base, 0o755);
   await asOwner(join(bin, "initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
+  for (const [name, content] of Object.entries(opts.files ?? {})) {
+    const file = join(dataDir, name);
+    writeFileSync(file, content, { mode: 0o600 });
+    if (owner) chownSync(file, owner.uid, owner.gid);
+  }
   const port = await freePort();
   const settings = { listen_addresses: "127.0.0.1", port: String(port), unix_socket_directories: base, fsync: "off", max_connections: "200", ...opts.settings };
   const o = Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(" ");
@@ -65,8 +73,15 @@ export async function startPrivatePostgres(opts: { settings?: Record<string, str
     await asOwner(join(bin, "pg_ctl"), ["-D", dataDir, "-m", mode, "-w", "-t", "60", "stop"]);
   };
   await start();
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  await waitForPostgres(url);
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres${opts.urlQuery ? `?${opts.urlQuery}` : ""}`;
+  try {
+    await waitForPostgres(url);
+  } catch (err) {
+    // Started but not reachable as asked (a pg_hba.conf refusing the URL, say): no server left behind.
+    await stop("immediate").catch(() => undefined);
+    rmSync(base, { recursive: true, force: true });
+    throw err;
+  }
   let closed = false;
   return {
     url,

@@ -10,14 +10,18 @@ export interface ServiceRecord {
   via: ServiceVia;
   /** Free text: version, data folder, container id. */
   detail: string;
-  /** Set when this project started it (so `down` may stop it). */
-  startedByUs?: { pid?: number; containerId?: string };
+  /** Set when this project started it (so `down` may stop it, with `signal`, default SIGTERM). */
+  startedByUs?: { pid?: number; containerId?: string; signal?: NodeJS.Signals };
 }
 
 export interface ServicesState {
   postgres?: ServiceRecord;
   elasticsearch?: ServiceRecord;
   opensearch?: ServiceRecord;
+  /** The secured Elasticsearch of the connection tests (HTTPS, users and roles). */
+  "secure-elasticsearch"?: ServiceRecord;
+  /** Other majors, keyed `<service>@<major>` (`elasticsearch@9`, `opensearch@3`, `postgres@17`). */
+  [versioned: `${string}@${string}`]: ServiceRecord | undefined;
 }
 
 const file = () => join(cacheDir(), "services.json");

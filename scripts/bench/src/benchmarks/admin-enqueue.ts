@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { enqueueReindex } from "@tether/core";
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "../plain-annotations.js";
 import { seedAnnotations } from "../annotation-data.js";
 import type { Benchmark } from "../benchmark.js";
 import { compare } from "../report.js";
@@ -21,7 +21,7 @@ export const adminEnqueue: Benchmark = {
       await sql`CHECKPOINT`.execute(d.db);
       const runTether = async () => {
         const t = performance.now();
-        const r = await enqueueReindex(d.db, annotations, { scope: "all" });
+        const r = await enqueueReindex(d.db, plainAnnotations, { scope: "all" });
         const ms = performance.now() - t;
         if (r.enqueued !== n) throw new Error(`enqueued ${r.enqueued}/${n}`);
         tether.push(n / (ms / 1000));
@@ -30,7 +30,7 @@ export const adminEnqueue: Benchmark = {
         const t = performance.now();
         const r = await sql`
           INSERT INTO bench_plain_job (name, priority, tag, kwargs)
-          SELECT ${annotations.jobName}, 1000, 'reindex', jsonb_build_object('id', s.id)
+          SELECT ${plainAnnotations.jobName}, 1000, 'reindex', jsonb_build_object('id', s.id)
           FROM (SELECT t.id::text AS id FROM annotation AS t) AS s`.execute(d.db);
         const ms = performance.now() - t;
         if (Number(r.numAffectedRows) !== n) throw new Error(`raw insert wrote ${r.numAffectedRows}/${n}`);

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { insertJobs, type NewJob } from "@tether/core/internal";
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "../plain-annotations.js";
 import { seedAnnotations } from "../annotation-data.js";
 import { waitFor, type Benchmark } from "../benchmark.js";
 import { drainVsBulk, idleDrainer, timeSplit } from "../drain-vs-bulk.js";
@@ -29,7 +29,7 @@ async function jobTableStats(db: Kysely<any>): Promise<TableStats> {
 async function enqueueOutageJobs(db: Kysely<any>, n: number): Promise<void> {
   for (let from = 1; from <= n; from += CHUNK) {
     const jobs: NewJob[] = [];
-    for (let id = from; id < Math.min(n + 1, from + CHUNK); id++) jobs.push({ name: annotations.jobName, entityId: String(id), priority: 1, tag: "live", delayMs: 0 });
+    for (let id = from; id < Math.min(n + 1, from + CHUNK); id++) jobs.push({ name: plainAnnotations.jobName, entityId: String(id), priority: 1, tag: "live", delayMs: 0 });
     await insertJobs(db, jobs);
   }
 }

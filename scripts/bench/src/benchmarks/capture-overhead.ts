@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { enableCapture } from "@tether/core";
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "../plain-annotations.js";
 import type { Benchmark } from "../benchmark.js";
 import { timed } from "../benchmark.js";
 import { compare, type ResultRow } from "../report.js";
@@ -25,7 +25,7 @@ export const captureOverhead: Benchmark = {
     const d = await scope.database();
     const db = d.db;
     await sql`CREATE TABLE annotation_plain (LIKE annotation INCLUDING ALL)`.execute(db);
-    await enableCapture(db, annotations);
+    await enableCapture(db, plainAnnotations);
     for (const t of ["annotation", "annotation_plain"]) await fill(db, t, PRELOADED, "acct:single@example.com");
     const ids = (await sql<{ id: string }>`SELECT id FROM annotation ORDER BY id`.execute(db)).rows.map((r) => r.id);
     const pick = () => ids[Math.floor(Math.random() * ids.length)]!;
@@ -64,7 +64,7 @@ export const captureOverhead: Benchmark = {
     const jobsAloneMs: number[] = [];
     const jobsAlone = () =>
       sql`INSERT INTO tether.job (name, scheduled_at, priority, tag, kwargs)
-          SELECT ${annotations.jobName}, now() + interval '60 seconds', 1, 'capture', jsonb_build_object('id', g::text) FROM generate_series(1, ${bulk}) g`.execute(db);
+          SELECT ${plainAnnotations.jobName}, now() + interval '60 seconds', 1, 'capture', jsonb_build_object('id', g::text) FROM generate_series(1, ${bulk}) g`.execute(db);
     for (let rep = 0; rep < reps; rep++) {
       for (const s of Object.keys(statements) as S[]) {
         await sql`TRUNCATE tether.job`.execute(db);

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { claimBatch, claimJobs } from "@tether/core/internal";
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "../plain-annotations.js";
 import type { Benchmark } from "../benchmark.js";
 import { compare, gateOnControl, type ResultRow } from "../report.js";
 
@@ -48,7 +48,7 @@ async function addJobs(db: Kysely<any>, table: "tether.job" | "bench_plain_job",
   const idVal = table === "bench_plain_job" ? sql`nextval('bench_plain_job_seq'),` : sql``;
   await sql`
     INSERT INTO ${sql.table(table)} (${idCol} name, enqueued_at, scheduled_at, expires_at, priority, tag, kwargs, attempts)
-    SELECT ${idVal} ${annotations.jobName}, now() - ${t.enq}::interval, now() + ${t.sched}::interval, now() + ${t.exp}::interval,
+    SELECT ${idVal} ${plainAnnotations.jobName}, now() - ${t.enq}::interval, now() + ${t.sched}::interval, now() + ${t.exp}::interval,
            1, 'live', jsonb_build_object('id', g::text), ${t.attempts}
     FROM generate_series(1, ${n}::int) AS g`.execute(db);
 }
@@ -56,7 +56,7 @@ async function addJobs(db: Kysely<any>, table: "tether.job" | "bench_plain_job",
 async function addParkedDead(db: Kysely<any>, n: number): Promise<void> {
   await sql`
     INSERT INTO tether.dead_job (job_id, name, enqueued_at, scheduled_at, expires_at, priority, tag, kwargs, attempts, last_error, reason)
-    SELECT g, ${annotations.jobName}, now() - interval '2 hours', now() - interval '2 hours', now() + interval '30 days', 1, 'live',
+    SELECT g, ${plainAnnotations.jobName}, now() - interval '2 hours', now() - interval '2 hours', now() + interval '30 days', 1, 'live',
            jsonb_build_object('id', g::text), ${MAX_ATTEMPTS}, 'mapper_parsing_exception', 'parked'
     FROM generate_series(1, ${n}::int) AS g`.execute(db);
 }

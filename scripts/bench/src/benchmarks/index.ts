@@ -13,6 +13,9 @@ import { entityEvents } from "./entity-events.js";
 import { apiLoad } from "./api-load.js";
 import { verifyDeep } from "./verify-deep.js";
 import { rebuild } from "./rebuild.js";
+import { authorEmbed } from "./author-embed.js";
+import { fanout } from "./fanout.js";
+import { verifyScale } from "./verify-scale.js";
 
 /** In the order they run. */
-export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, verifyDeep, rebuild, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, apiLoad, captureOverhead, adoptLive, entityEvents];
+export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, verifyDeep, rebuild, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, apiLoad, captureOverhead, adoptLive, entityEvents, authorEmbed, fanout, verifyScale];

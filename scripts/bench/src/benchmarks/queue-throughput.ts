@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { Drainer, insertJobs, type NewJob } from "@tether/core/internal";
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "../plain-annotations.js";
 import { seedAnnotations } from "../annotation-data.js";
 import type { Benchmark } from "../benchmark.js";
 import { NoopSink } from "../noop-sink.js";
@@ -16,12 +16,12 @@ const TETHER_CONFIG =
   `with a no-op sink whose fetchStates reports every entity current (each job still has its row's version read from Postgres and compared, and is confirmed by DELETE); ANALYZE after every enqueue for all three (autovacuum may be off)`;
 
 async function tetherRound(db: Kysely<any>, n: number): Promise<{ enqueueMs: number; drainMs: number }> {
-  const jobs: NewJob[] = Array.from({ length: n }, (_, i) => ({ name: annotations.jobName, entityId: String(i + 1), priority: 1, tag: "live", delayMs: 0 }));
+  const jobs: NewJob[] = Array.from({ length: n }, (_, i) => ({ name: plainAnnotations.jobName, entityId: String(i + 1), priority: 1, tag: "live", delayMs: 0 }));
   const t0 = performance.now();
   for (let i = 0; i < n; i += CHUNK) await insertJobs(db, jobs.slice(i, i + CHUNK));
   const enqueueMs = performance.now() - t0;
   await sql`ANALYZE tether.job`.execute(db);
-  const drainer = new Drainer({ db, sink: new NoopSink(1), collections: [annotations], concurrency: 2 });
+  const drainer = new Drainer({ db, sink: new NoopSink(1), collections: [plainAnnotations], concurrency: 2 });
   const t1 = performance.now();
   const r = await drainer.drainUntilEmpty();
   const drainMs = performance.now() - t1;
@@ -49,7 +49,7 @@ export const queueThroughput: Benchmark = {
     // One unrecorded round each (a tenth of the size) warms connections, JIT and caches.
     const warm = Math.max(500, Math.round(n / 10));
     await tetherRound(tether.db, warm);
-    await rawRound(tether.url, warm, annotations.jobName);
+    await rawRound(tether.url, warm, plainAnnotations.jobName);
     await graphileRound(graphile.url, warm);
     await pgBossRound(boss, bossDb.url, warm, 99);
 
@@ -57,7 +57,7 @@ export const queueThroughput: Benchmark = {
     const s = { tether: [] as number[][], raw: [] as number[][], graphile: [] as number[][], graphileLarge: [] as number[][], boss: [] as number[][] };
     for (let rep = 0; rep < scope.sizes.reps; rep++) {
       const t = await tetherRound(tether.db, n);
-      const r = await rawRound(tether.url, n, annotations.jobName);
+      const r = await rawRound(tether.url, n, plainAnnotations.jobName);
       const g = await graphileRound(graphile.url, n, { localQueue: smallQueue });
       const gl = await graphileRound(graphile.url, n, { localQueue: largeQueue });
       const b = await pgBossRound(boss, bossDb.url, n, rep);

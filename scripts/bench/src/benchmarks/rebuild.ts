@@ -1,5 +1,5 @@
 import { finishRebuild, rebuildIndex, type RebuildResult } from "@tether/core";
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "../plain-annotations.js";
 import { resetIndex } from "../annotation-data.js";
 import { countDocs, deleteIndex, rawBulk } from "../bench-engine.js";
 import { currentAnnotations } from "../current-annotations.js";
@@ -44,12 +44,12 @@ export const rebuild: Benchmark = {
 
         let t = performance.now();
         t = performance.now();
-        const rebuilt = await rebuildIndex(d.db, sink, annotations);
+        const rebuilt = await rebuildIndex(d.db, sink, plainAnnotations);
         const rebuildMs = performance.now() - t;
         if (rebuilt.rowsLoaded !== n) throw new Error(`the rebuild loaded ${rebuilt.rowsLoaded}/${n} rows`);
-        const docs = await countDocs(sink, annotations.index);
+        const docs = await countDocs(sink, plainAnnotations.index);
         if (docs !== n) throw new Error(`after the rebuild the alias serves ${docs}/${n} documents`);
-        await finishRebuild(d.db, sink, annotations);
+        await finishRebuild(d.db, sink, plainAnnotations);
         results.push(rebuilt);
         raw.push(n / (rawMs / 1000));
         rawTuned.push(n / (rawTunedMs / 1000));
@@ -59,7 +59,7 @@ export const rebuild: Benchmark = {
         );
       }
     } finally {
-      await deleteIndex(sink, annotations.index);
+      await deleteIndex(sink, plainAnnotations.index);
     }
     const mean = (f: (r: RebuildResult) => number) => results.reduce((a, r) => a + f(r), 0) / results.length;
     const total = mean((r) => r.durationMs);

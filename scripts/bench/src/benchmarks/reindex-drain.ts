@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { enqueueReindex } from "@tether/core";
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "../plain-annotations.js";
 import { seedAnnotations } from "../annotation-data.js";
 import type { Benchmark } from "../benchmark.js";
 import { drainVsBulk, idleDrainer, timeSplit } from "../drain-vs-bulk.js";
@@ -22,7 +22,7 @@ export const reindexDrain: Benchmark = {
     const children: DrainChildResult[] = [];
     for (let rep = 0; rep < scope.sizes.reps; rep++) {
       await sql`VACUUM ANALYZE tether.job`.execute(d.db);
-      const e = await enqueueReindex(d.db, annotations, { scope: "all" });
+      const e = await enqueueReindex(d.db, plainAnnotations, { scope: "all" });
       if (e.enqueued !== n) throw new Error(`enqueueReindex enqueued ${e.enqueued}, expected ${n}`);
       const r = await drainVsBulk(scope, d, sink, n, rep % 2 === 1);
       children.push(r.drain);

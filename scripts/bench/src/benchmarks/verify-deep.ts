@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { deepVerifyCollection, verifyCollection } from "@tether/core";
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "../plain-annotations.js";
 import { currentAnnotations } from "../current-annotations.js";
 import type { Benchmark } from "../benchmark.js";
 import { compare } from "../report.js";
@@ -41,19 +41,19 @@ export const verifyDeep: Benchmark = {
     const raw: number[] = [];
     for (let rep = 0; rep < scope.sizes.reps; rep++) {
       let t = performance.now();
-      const r = await deepVerifyCollection(d.db, sink, annotations, { enqueue: false, pageSize: PAGE });
+      const r = await deepVerifyCollection(d.db, sink, plainAnnotations, { enqueue: false, pageSize: PAGE });
       deep.push(n / ((performance.now() - t) / 1000));
       if (r.scanned !== n || r.driftedTotal !== 0) throw new Error(`deep verify read ${r.scanned}/${n}, drift ${r.driftedTotal}`);
       t = performance.now();
-      const scanned = await rawScan(scope.env.esUrl, sink.indexName(annotations.index), d.db);
+      const scanned = await rawScan(scope.env.esUrl, sink.indexName(plainAnnotations.index), d.db);
       raw.push(n / ((performance.now() - t) / 1000));
       if (scanned !== n) throw new Error(`raw scan read ${scanned}/${n}`);
       scope.log(`rep ${rep + 1}: deep verify ${deep.at(-1)!.toFixed(0)} docs/s, raw scan ${raw.at(-1)!.toFixed(0)} docs/s`);
     }
     // A few orphans (documents Postgres never had) far above the id range.
     const far = [1e12, 5e12, 9e12].map((k) => String(k));
-    await sink.write(annotations.index, far.map((id) => ({ kind: "index" as const, id, version: 1, document: { text: "far orphan" } })));
-    const buckets = await verifyCollection(d.db, sink, annotations, { enqueue: false });
+    await sink.write(plainAnnotations.index, far.map((id) => ({ kind: "index" as const, id, version: 1, document: { text: "far orphan" } })));
+    const buckets = await verifyCollection(d.db, sink, plainAnnotations, { enqueue: false });
     if (buckets.drifted.ghost !== far.length) throw new Error(`bucketed verify found ${buckets.drifted.ghost}/${far.length} far orphans`);
     scope.log(`bucketed verify of ${n} rows + ${far.length} far orphans: ${buckets.bucketsCompared} buckets compared, ${buckets.bucketsDiffering} differing`);
     return {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { Drainer, enqueueReindex } from "@tether/core";
-import { annotations } from "@tether/annotations";
+import { plainAnnotations } from "../plain-annotations.js";
 import { currentAnnotations } from "../current-annotations.js";
 import { rawMget, type BenchSink } from "../bench-engine.js";
 import type { Benchmark } from "../benchmark.js";
@@ -21,7 +21,7 @@ async function rawVerify(db: Kysely<any>, sink: BenchSink): Promise<number> {
       if (jobs.rows.length === 0) return 0;
       const ids = jobs.rows.map((j) => j.entity);
       await sql`SELECT * FROM annotation WHERE id = ANY(${ids}::bigint[])`.execute(trx);
-      if ((await rawMget(sink, annotations.index, ids)) !== ids.length) throw new Error("mget returned fewer documents than asked");
+      if ((await rawMget(sink, plainAnnotations.index, ids)) !== ids.length) throw new Error("mget returned fewer documents than asked");
       await sql`DELETE FROM bench_verify_job WHERE id = ANY(${jobs.rows.map((j) => j.id)}::bigint[])`.execute(trx);
       return jobs.rows.length;
     });
@@ -43,13 +43,13 @@ export const verifyDrain: Benchmark = {
     const tether: number[] = [];
     const raw: number[] = [];
     for (let rep = 0; rep < scope.sizes.reps; rep++) {
-      await enqueueReindex(d.db, annotations, { scope: "all" });
+      await enqueueReindex(d.db, plainAnnotations, { scope: "all" });
       await sql`INSERT INTO bench_verify_job (name, priority, tag, kwargs) SELECT name, priority, tag, kwargs FROM tether.job`.execute(d.db);
       await sql`ANALYZE tether.job`.execute(d.db);
       await sql`ANALYZE bench_verify_job`.execute(d.db);
       const runTether = async () => {
         const t = performance.now();
-        const r = await new Drainer({ db: d.db, sink, collections: [annotations], concurrency: 2 }).drainUntilEmpty();
+        const r = await new Drainer({ db: d.db, sink, collections: [plainAnnotations], concurrency: 2 }).drainUntilEmpty();
         const ms = performance.now() - t;
         if (r.error || r.up_to_date !== n) throw new Error(`verify drain confirmed ${r.up_to_date}/${n}: ${r.error ?? JSON.stringify(r)}`);
         tether.push(n / (ms / 1000));

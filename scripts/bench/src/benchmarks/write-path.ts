@@ -1,6 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { createWriter, nextVersion } from "@tether/core";
-import { annotations, type AnnotationRow } from "@tether/annotations";
+import type { AnnotationRow } from "@tether/annotations";
+import { plainAnnotations } from "../plain-annotations.js";
 import { documentMeta, type ElasticsearchSink } from "@tether/elasticsearch";
 import { resetIndex } from "../annotation-data.js";
 import type { Benchmark } from "../benchmark.js";
@@ -61,11 +62,11 @@ async function seedRows(db: Kysely<any>, n: number): Promise<string[]> {
 
 async function plainIndex(sink: ElasticsearchSink, row: AnnotationRow): Promise<void> {
   await sink.client.index({
-    index: sink.indexName(annotations.index),
+    index: sink.indexName(plainAnnotations.index),
     id: row.id,
     version: Number(row.version),
     version_type: "external",
-    document: { ...annotations.toDocument(row), tether: documentMeta(row.id, Number(row.version), false) },
+    document: { ...plainAnnotations.toDocument(row), tether: documentMeta(row.id, Number(row.version), false) },
   });
 }
 
@@ -76,7 +77,7 @@ export const writePath: Benchmark = {
     const m = scope.sizes.writeSamples;
     const d = await scope.database();
     const sink = scope.sink();
-    await resetIndex(sink, annotations.index);
+    await resetIndex(sink, plainAnnotations.index);
     const noSync = createWriter({});
     const withSync = createWriter({ sink });
     let i = 0;
@@ -86,18 +87,18 @@ export const writePath: Benchmark = {
     const seeded = await seedRows(d.db, total);
     const take = () => seeded.pop()!;
     const variants = {
-      jobNoSync: async () => void (await noSync.createWithJob(d.db, annotations, values(i++))),
+      jobNoSync: async () => void (await noSync.createWithJob(d.db, plainAnnotations, values(i++))),
       plainTx: async () => void (await plainInsert(d.db, i++)),
       plainAlone: async () => void (await plainInsert(d.db, i++, true)),
       jobSync: async () => {
-        const r = await withSync.createWithJob(d.db, annotations, values(i++));
+        const r = await withSync.createWithJob(d.db, plainAnnotations, values(i++));
         if (r.sync !== "ok") syncFailures++;
       },
       plainIndex: async () => plainIndex(sink, await plainInsert(d.db, i++)),
-      updateNoSync: async () => void (await noSync.updateWithJob(d.db, annotations, take(), { text: `edited ${i++}` })),
+      updateNoSync: async () => void (await noSync.updateWithJob(d.db, plainAnnotations, take(), { text: `edited ${i++}` })),
       plainUpdate: async () => plainUpdate(d.db, take(), { text: `edited ${i++}` }),
       plainUpdateAlone: async () => plainUpdate(d.db, take(), { text: `edited ${i++}` }, true),
-      deleteNoSync: async () => void (await noSync.deleteWithJob(d.db, annotations, take())),
+      deleteNoSync: async () => void (await noSync.deleteWithJob(d.db, plainAnnotations, take())),
       plainDelete: async () => plainUpdate(d.db, take(), { deleted_at: sql`now()` }),
       plainDeleteAlone: async () => plainUpdate(d.db, take(), { deleted_at: sql`now()` }, true),
     };

@@ -20,6 +20,7 @@ interface SearchQuery {
   group?: string;
   q?: string;
   limit?: string;
+  include_hidden?: "true" | "false";
 }
 
 const str = (maxLength: number) => ({ type: "string", minLength: 1, maxLength }) as const;
@@ -33,6 +34,7 @@ const searchQuerySchema = {
     group: str(LIMITS.group),
     q: str(1_000),
     limit: { type: "string", maxLength: 10 },
+    include_hidden: { type: "string", enum: ["true", "false"] },
   },
 } as const;
 
@@ -51,11 +53,16 @@ function parseLimit(raw: string | undefined): number {
  * Rows soft-deleted in Postgres are dropped even if their tombstone has not reached the index
  * yet, so a deleted annotation never shows; an edit not yet synced shows its current body
  * but may be missing from (or wrongly included in) the matches until the drainer repairs it.
+ * Annotations of hidden users (annotation_user.hidden) are left out unless
+ * `include_hidden=true`: by the documents' `user_hidden` (a document without it is not hidden),
+ * and by Postgres too, so a user hidden a moment ago is gone before the drainer has re-synced
+ * every annotation of theirs.
  */
 export async function searchRoutes(app: FastifyInstance, { db, search, timeoutMs }: SearchRouteDeps): Promise<void> {
   app.get<{ Querystring: SearchQuery }>("/api/search", { schema: { querystring: searchQuerySchema } }, async (request) => {
     const { uri, user, group, q } = request.query;
     const limit = parseLimit(request.query.limit);
+    const withHidden = request.query.include_hidden === "true";
     if (!search) throw new HttpError("search_unavailable", "search is not configured");
     const filter: unknown[] = [{ term: { [`${META_FIELD}.deleted`]: false } }];
     if (uri !== undefined) filter.push({ term: { uri } });
@@ -70,7 +77,7 @@ export async function searchRoutes(app: FastifyInstance, { db, search, timeoutMs
           _source: false,
           size: limit,
           track_total_hits: true,
-          query: { bool: { filter, ...(q !== undefined ? { must: [{ match: { text: q } }] } : {}) } },
+          query: { bool: { filter, ...(q !== undefined ? { must: [{ match: { text: q } }] } : {}), ...(withHidden ? {} : { must_not: [{ term: { user_hidden: true } }] }) } },
           sort: [{ updated: { order: "desc", unmapped_type: "date" } }, { [`${META_FIELD}.key`]: { order: "desc", unmapped_type: "long" } }],
         },
         { timeoutMs },
@@ -83,7 +90,7 @@ export async function searchRoutes(app: FastifyInstance, { db, search, timeoutMs
 
     // Only ids Postgres can compare against; a stray non-numeric id cannot be an annotation.
     const ids = res.ids.filter((id) => /^[0-9]{1,19}$/.test(id));
-    const rows = await findLiveAnnotations(db, ids);
+    const rows = await findLiveAnnotations(db, ids, { withHidden });
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     const ordered = ids.flatMap((id) => {
       const row = byId.get(id);

@@ -4,8 +4,8 @@ import type { Kysely } from "kysely";
 import { NotFoundError, type Writer } from "@tether/core";
 import type { CatalogDB } from "../catalog-db.js";
 import { CategoryBody, IdParams } from "../catalog-schemas.js";
-import { productChange, products } from "../product-collection.js";
-import { bumpProductsOfCategory, findCategory, insertCategory, renameCategory } from "../product-store.js";
+import { products } from "../product-collection.js";
+import { findCategory, insertCategory } from "../product-store.js";
 
 export interface CategoryRouteDeps {
   db: Kysely<CatalogDB>;
@@ -13,9 +13,10 @@ export interface CategoryRouteDeps {
 }
 
 /**
- * Categories are not synced themselves, but every product document embeds its category's name:
- * a rename bumps the version of the category's products and enqueues their jobs in the rename's
- * own transaction, so their documents follow (direct sync now, the drainer otherwise).
+ * Categories are not synced themselves, but every product document embeds its category's name
+ * (the collection's `category` embed). A rename goes through the writer's verb on that embed:
+ * the rename and ONE fan-out job commit together, whatever the number of products in the
+ * category, and the drainer re-syncs them a chunk at a time.
  */
 export async function categoryRoutes(parent: FastifyInstance, { db, writer }: CategoryRouteDeps): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
@@ -33,11 +34,13 @@ export async function categoryRoutes(parent: FastifyInstance, { db, writer }: Ca
 
   app.patch("/categories/:id", { schema: { params: IdParams, body: CategoryBody } }, async (request) => {
     const id = request.params.id.toLowerCase();
-    const result = await writer.writeWithJobs(db, products, async (trx) => {
-      const renamed = await renameCategory(trx, id, request.body.name);
-      if (!renamed) throw new NotFoundError(`category ${id}`);
-      return (await bumpProductsOfCategory(trx, id)).map(productChange);
-    });
-    return { id, name: request.body.name, resynced: result.jobIds.length, sync: result.sync };
+    try {
+      const result = await writer.updateWithJob(db, products.embeds.category, id, { name: request.body.name, updated_at: new Date() });
+      // `fanouts`: the fan-out jobs the rename enqueued (1); the drainer re-syncs the products.
+      return { id, name: result.row!.name, fanouts: result.fanouts };
+    } catch (err) {
+      if (err instanceof NotFoundError) throw new NotFoundError(`category ${id}`);
+      throw err;
+    }
   });
 }

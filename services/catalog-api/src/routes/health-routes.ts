@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
-import type { ElasticsearchSink } from "@tether/elasticsearch";
+import type { EngineSink } from "@tether/search-sink";
 import { pingPostgres } from "../health-store.js";
 
 export interface HealthRouteDeps {
   db: Kysely<any>;
-  search: ElasticsearchSink | undefined;
+  search: EngineSink | undefined;
 }
 
 /** GET /healthz: 200 while Postgres answers (writes need it); Elasticsearch is reported, not required. */

@@ -3,10 +3,10 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Kysely } from "kysely";
 import { NotFoundError, ValidationError, type Writer } from "@tether/core";
 import { HttpError } from "@tether/service-kit";
-import type { CatalogDB } from "../catalog-db.js";
+import type { CatalogDB, ProductDocumentRow } from "../catalog-db.js";
 import { CreateProductBody, IdParams, PatchProductBody, PriceChangeBody, present, StockBody } from "../catalog-schemas.js";
 import { productChange as change, products } from "../product-collection.js";
-import { bumpProduct, changePrices, findCategory, findLiveProducts, insertProduct, upsertStock } from "../product-store.js";
+import { changePrices, findCategory, findLiveProducts, insertProduct, insertStock } from "../product-store.js";
 
 export interface ProductRouteDeps {
   db: Kysely<CatalogDB>;
@@ -34,7 +34,7 @@ export async function productRoutes(parent: FastifyInstance, { db, writer }: Pro
       // The product and its stock row in one transaction with the product's job.
       const { row } = await writer.writeWithJobs(db, products, async (trx) => {
         const p = await insertProduct(trx, { sku: b.sku, name: b.name, description: b.description ?? "", price_cents: b.priceCents, category_id: categoryId });
-        await upsertStock(trx, p.id, b.stock ?? 0);
+        await insertStock(trx, p.id, b.stock ?? 0);
         return [change(p)];
       });
       return reply.status(201).header("location", `/products/${row!.id}`).send(present(row!));
@@ -63,15 +63,32 @@ export async function productRoutes(parent: FastifyInstance, { db, writer }: Pro
     return present(row!);
   });
 
+  // The stock through the collection's `stock` embed (direct: the stock row names its product):
+  // the product's version is bumped and its job enqueued in the stock's own transaction, and the
+  // writer syncs its document after COMMIT. An update, or an insert for a product without one.
   app.put("/products/:id/stock", { schema: { params: IdParams, body: StockBody } }, async (request) => {
     const id = request.params.id.toLowerCase();
-    const { row } = await writer.writeWithJobs(db, products, async (trx) => {
-      const p = await bumpProduct(trx, id);
-      if (!p) throw new NotFoundError(`product ${id}`);
-      await upsertStock(trx, id, request.body.quantity);
-      return [change(p)];
-    });
-    return present(row!);
+    if ((await findLiveProducts(db, [id])).length === 0) throw new NotFoundError(`product ${id}`);
+    const { quantity } = request.body;
+    const update = () => writer.updateWithJob(db, products.embeds.stock, id, { quantity, updated_at: new Date() });
+    let result;
+    try {
+      result = await update();
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      try {
+        result = await writer.createWithJob(db, products.embeds.stock, { product_id: id, quantity });
+      } catch (e) {
+        // Another request inserted it meanwhile.
+        if (!isUniqueViolation(e)) throw e;
+        result = await update();
+      }
+    }
+    // The bumped product, as its document was built (none when it was deleted meanwhile). An
+    // embed write's changes are the collection's rows, typed as plain records.
+    const [bumped] = result.changes;
+    if (!bumped?.row) throw new NotFoundError(`product ${id}`);
+    return present(bumped.row as unknown as ProductDocumentRow);
   });
 
   app.delete("/products/:id", { schema: { params: IdParams } }, async (request, reply) => {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Kysely } from "kysely";
 import { ValidationError } from "@tether/core";
-import { META_FIELD, type ElasticsearchSink } from "@tether/elasticsearch";
+import { META_FIELD, type EngineSink } from "@tether/search-sink";
 import { HttpError } from "@tether/service-kit";
 import type { CatalogDB } from "../catalog-db.js";
 import { present, SearchQuery } from "../catalog-schemas.js";
@@ -12,7 +12,7 @@ import { findLiveProducts } from "../product-store.js";
 export interface SearchRouteDeps {
   db: Kysely<CatalogDB>;
   /** Where searches go; undefined answers 503. */
-  search: ElasticsearchSink | undefined;
+  search: EngineSink | undefined;
   timeoutMs: number;
 }
 

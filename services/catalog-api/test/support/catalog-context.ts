@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { sql, type Kysely } from "kysely";
 import { migrate } from "@tether/core";
+import type { ElasticsearchSink } from "@tether/elasticsearch";
+import type { EngineSink } from "@tether/search-sink";
 import { createTestContext, type TestContext } from "@tether/testkit";
 import { buildApp, type BuildAppOptions } from "../../src/app.js";
 import type { CatalogDB } from "../../src/catalog-db.js";
@@ -18,22 +20,28 @@ export interface QueuedJob {
   kwargs: { id: string; force?: boolean };
 }
 
-export interface CatalogContext extends TestContext {
+export interface CatalogContext<S extends EngineSink = ElasticsearchSink> extends TestContext<S> {
   catalogDb: Kysely<CatalogDB>;
   app: FastifyInstance;
   /** Builds another app on this context's database (closed with the context). */
   build(overrides?: Partial<BuildAppOptions>): Promise<FastifyInstance>;
   jobs(): Promise<QueuedJob[]>;
-  /** The product's document in Elasticsearch (its `_source`), or undefined. */
+  /** The product's document in the engine (its `_source`), or undefined. */
   document(id: string): Promise<Record<string, unknown> | undefined>;
   refresh(): Promise<void>;
   /** Sends a request and expects `status`; returns the JSON body. */
   call<T = any>(method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE", url: string, payload?: object, status?: number, app?: FastifyInstance): Promise<T>;
 }
 
-/** A test database with the catalog's tables, the products index, and an app wired to both. */
-export async function createCatalogContext(overrides: Partial<BuildAppOptions> = {}): Promise<CatalogContext> {
-  const ctx = await createTestContext();
+/**
+ * A test database with the catalog's tables, the products index, and an app wired to both.
+ * `{ sink: "per-project" }`: the test project's engine (Elasticsearch, or OpenSearch in the
+ * `opensearch` project) instead of Elasticsearch.
+ */
+export async function createCatalogContext(overrides?: Partial<BuildAppOptions>): Promise<CatalogContext>;
+export async function createCatalogContext(overrides: Partial<BuildAppOptions>, opts: { sink: "per-project" }): Promise<CatalogContext<EngineSink>>;
+export async function createCatalogContext(overrides: Partial<BuildAppOptions> = {}, opts: { sink?: "per-project" } = {}): Promise<CatalogContext<EngineSink>> {
+  const ctx: TestContext<EngineSink> = opts.sink === "per-project" ? await createTestContext({ sink: "per-project" }) : await createTestContext();
   const catalogDb = ctx.db as Kysely<CatalogDB>;
   await migrate(ctx.db, [catalogMigrations]);
   await ctx.sink.ensureIndex(products.index, products.mappings);

@@ -1,7 +1,7 @@
 import { api, qs } from "../api.js";
 import { confirmAction } from "../confirm-dialog.js";
 import { h, num, table, when } from "../dom.js";
-import { actionButton, badge, clip, field, formValues, link, section, select, traceLink, type View } from "../ui.js";
+import { actionButton, badge, clip, field, formValues, link, section, select, traceLink, viaText, type View } from "../ui.js";
 import type { Paged, QueuedJob } from "../types.js";
 
 const FILTERS = ["name", "tag", "priority", "entityId", "state", "cursor"] as const;
@@ -31,7 +31,7 @@ export const jobsView: View = async (main, ctx) => {
       traceLink(ctx, j.name, j.entityId),
       j.tag, num(j.priority),
       badge(j.state, j.state === "due" ? "ok" : j.state === "expired" ? "bad" : "muted"),
-      num(j.attempts), clip(j.lastError, { className: "error-text" }), when(j.scheduledAt),
+      num(j.attempts), clip(j.lastError, { className: "error-text" }), when(j.scheduledAt), viaText(j.via),
     ];
   });
   const priority = h("input", { type: "number", min: 0, max: 1000000, value: 1, "aria-label": "new priority", class: "narrow" });
@@ -56,7 +56,7 @@ export const jobsView: View = async (main, ctx) => {
         ctx.refresh();
       }),
     ),
-    table(["", "id", "lane", "entity", "tag", "priority", "state", "attempts", "last error", "scheduled"], rows, { testid: "jobs", empty: "No queued job matches." }),
+    table(["", "id", "lane", "entity", "tag", "priority", "state", "attempts", "last error", "scheduled", "enqueued by"], rows, { testid: "jobs", empty: "No queued job matches." }),
     data.nextCursor ? link("Next page →", "jobs", { ...Object.fromEntries(Object.entries(f).filter(([k, v]) => v && k !== "cursor")) as Record<string, string>, cursor: data.nextCursor }) : null,
   ));
 };

@@ -9,7 +9,7 @@ export const lanesView: View = async (main, ctx) => {
   main.append(
     section(
       "Lanes",
-      h("p", { class: "muted" }, "A lane is every job of one name; each configured collection has one, even before its first job. Pausing it stops every drainer from claiming its jobs from their next pass; writes keep enqueueing."),
+      h("p", { class: "muted" }, "A lane is every job of one name; each configured collection has one, even before its first job, and a fan-out lane when its documents read other tables through a fan-out (a change there waits in it until a drainer expands it). Pausing a lane stops every drainer from claiming its jobs from their next pass; writes keep enqueueing."),
       table(["lane", "collection", "state", "queued", "due", "future", "parked", "oldest due", ""], items.map((l) => laneRow(ctx, l)), { testid: "lanes", empty: "No lanes yet." }),
     ),
     ...items.filter((l) => l.groups.length > 0).map((l) =>
@@ -42,7 +42,7 @@ function laneRow(ctx: ViewContext, l: Lane): (Node | string)[] {
       }, { "data-testid": `pause-${l.name}`, class: "danger" });
   return [
     h("strong", {}, l.name),
-    l.collection ?? h("span", { class: "muted" }, "not configured"),
+    l.collection ? h("span", {}, l.collection, l.kind === "fanout" ? [" ", badge("fan-out", "muted")] : null) : h("span", { class: "muted" }, "not configured"),
     l.paused ? h("span", {}, badge("paused", "warn"), ` ${l.paused.reason ?? ""} `, h("span", { class: "muted" }, `since ${when(l.paused.pausedAt)}`)) : badge("running", "ok"),
     num(l.total), num(l.due), num(l.future), num(l.parked), age(l.oldestDueAgeSeconds),
     h("span", { class: "row-actions" }, toggle, link("jobs", "jobs", { name: l.name })),

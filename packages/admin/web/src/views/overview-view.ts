@@ -1,7 +1,7 @@
 import { api } from "../api.js";
 import { chart } from "../chart.js";
 import { age, h, num, table } from "../dom.js";
-import { badge, link, section, type View } from "../ui.js";
+import { badge, clip, fanoutProgress, link, section, type View } from "../ui.js";
 import type { Overview } from "../types.js";
 
 export const overviewView: View = async (main) => {
@@ -12,7 +12,8 @@ export const overviewView: View = async (main) => {
   main.append(
     h("div", { class: "stats" },
       stat("Queued", num(o.totals.total), "all lanes", "stat-total"),
-      stat("Due now", num(o.totals.due), `oldest ${age(o.totals.oldestDueAgeSeconds)}`, "stat-due"),
+      stat("Due now", num(o.totals.due), `oldest live ${age(o.totals.oldestDueAgeSeconds)}`, "stat-due"),
+      stat("Fan-out work", num(o.fanout.length), `${num(o.fanout.inProgress.length)} fan-out(s), oldest ${age(o.fanout.oldestDueAgeSeconds)}`, "stat-fanout"),
       stat("Parked", num(o.totals.parked), "gave up, need a look", "stat-parked", o.totals.parked > 0),
       stat("Expired", num(o.totals.expired), "passed their lifetime", "stat-expired", o.totals.expired > 0),
       stat("Drainers", `${num(o.drainers.alive)} alive`, o.drainers.gone ? `${o.drainers.gone} gone` : "none gone", "stat-drainers", o.drainers.alive === 0),
@@ -31,6 +32,19 @@ export const overviewView: View = async (main) => {
             a.firing ? h("details", { open: true }, h("summary", {}, "Check first"), h("ol", {}, a.check.map((c) => h("li", {}, c)))) : null,
           ),
         ),
+      ),
+    ),
+    section(
+      "Fan-outs in progress",
+      h("p", { class: "muted" }, "Changes of tables the documents read, being expanded into one sync job per document reached (in bounded chunks). Fan-out work never trips the queue-length or oldest-due alerts."),
+      table(
+        ["collection", "embed", "row", "done / total", "state", "attempts", "last error", "age"],
+        o.fanout.inProgress.map((f) => [
+          f.collection, f.embed, f.link, fanoutProgress(f),
+          badge(f.state, f.state === "due" ? "ok" : f.state === "expired" ? "bad" : "muted"),
+          num(f.attempts), clip(f.lastError, { className: "error-text" }), age(f.ageSeconds),
+        ]),
+        { testid: "overview-fanouts", empty: "No fan-out in progress." },
       ),
     ),
     section("Lanes", table(

@@ -1,7 +1,7 @@
 import { api } from "../api.js";
 import { confirmAction } from "../confirm-dialog.js";
 import { append, h, num, table, when } from "../dom.js";
-import { actionButton, badge, clip, field, section, select, type View } from "../ui.js";
+import { actionButton, badge, clip, fanoutProgress, field, section, select, viaText, type View } from "../ui.js";
 import type { Trace } from "../types.js";
 
 const GOOD = new Set(["in_sync", "deleted_in_sync", "absent"]);
@@ -50,13 +50,21 @@ export const traceView: View = async (main, ctx) => {
         ),
       ),
     ),
-    section("Pending jobs", table(["id", "tag", "priority", "state", "attempts", "last error", "scheduled"],
-      t.pendingJobs.map((j) => [j.id, j.tag, num(j.priority), j.state, num(j.attempts), clip(j.lastError, { className: "error-text" }), when(j.scheduledAt)]),
+    section("Pending jobs", table(["id", "tag", "priority", "state", "attempts", "last error", "scheduled", "enqueued by"],
+      t.pendingJobs.map((j) => [j.id, j.tag, num(j.priority), j.state, num(j.attempts), clip(j.lastError, { className: "error-text" }), when(j.scheduledAt), viaText(j.via)]),
       { testid: "trace-jobs", empty: "No job pending." })),
+    t.fanout.pendingChanges.length || t.fanout.fanouts.length ? section("Changes of tables it reads, still to reach it",
+      table(["table", "row", "embed", "changed", "fan-out job"],
+        t.fanout.pendingChanges.map((c) => [c.table, `${c.column} = ${c.value}`, c.embed, when(c.changedAt), c.fanout === "queued" ? badge("queued", "ok") : badge(c.fanout, "bad")]),
+        { testid: "trace-pending-changes", empty: "No change pending." }),
+      table(["fan-out job", "embed", "row", "done / total", "state", "attempts", "last error", "this document"],
+        t.fanout.fanouts.map((f) => [f.id, f.embed, f.link, fanoutProgress(f), f.state, num(f.attempts), clip(f.lastError, { className: "error-text" }), f.reached ? badge("bumped", "ok") : badge("still to come", "warn")]),
+        { testid: "trace-fanouts", empty: "No fan-out queued." }),
+    ) : null,
     t.deadJobs.length ? section("Dead jobs", table(["id", "reason", "attempts", "last error", "dead since"],
       t.deadJobs.map((d) => [d.id, d.reason, num(d.attempts), clip(d.lastError, { className: "error-text" }), when(d.deadAt)]))) : null,
-    section("History", table(["when", "event", "tag", "priority", "job", "detail"],
-      t.events.map((e) => [when(e.at), badge(e.kind, e.kind === "parked" || e.kind === "expired" ? "bad" : e.kind === "enqueued" ? "muted" : "ok"), e.tag ?? "", num(e.priority), e.jobId ?? "", clip(e.detail)]),
+    section("History", table(["when", "event", "tag", "priority", "job", "enqueued by", "detail"],
+      t.events.map((e) => [when(e.at), badge(e.kind, e.kind === "parked" || e.kind === "expired" ? "bad" : e.kind === "enqueued" ? "muted" : "ok"), e.tag ?? "", num(e.priority), e.jobId ?? "", viaText(e.via), clip(e.detail)]),
       { testid: "trace-events", empty: "No recorded event." })),
   ]);
 };

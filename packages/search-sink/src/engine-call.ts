@@ -1,0 +1,54 @@
+import pRetry, { AbortError } from "p-retry";
+import { PermanentSinkError, RetryableSinkError, type SinkCallOptions } from "@tether/core";
+
+/** What one request to the engine carries: the caller's signal and a timeout. */
+export interface EngineRequest {
+  signal?: AbortSignal;
+  timeoutMs: number;
+}
+
+/** How a client error reads: whether another attempt may succeed, and what to log. */
+export interface EngineFailure {
+  kind: "aborted" | "retryable" | "permanent";
+  /** HTTP status of the whole request, when the engine answered. */
+  status?: number;
+  /** The engine's error type, e.g. `resource_already_exists_exception`. */
+  type?: string;
+  description: string;
+}
+
+/**
+ * Runs one request with retries (jittered backoff, 100 ms to 2 s): an abort (the caller's
+ * signal, a deadline) and a permanent failure end at once; whatever still fails throws
+ * `RetryableSinkError` or `PermanentSinkError` naming `what` and the engine's answer.
+ */
+export async function callEngine<T>(
+  what: string,
+  opts: SinkCallOptions | undefined,
+  defaults: { timeoutMs: number; retries: number },
+  describe: (err: unknown) => EngineFailure,
+  fn: (r: EngineRequest) => Promise<T>,
+): Promise<T> {
+  const r: EngineRequest = { ...(opts?.signal ? { signal: opts.signal } : {}), timeoutMs: opts?.timeoutMs ?? defaults.timeoutMs };
+  try {
+    return await pRetry(
+      async () => {
+        try {
+          return await fn(r);
+        } catch (err) {
+          const f = describe(err);
+          if (opts?.signal?.aborted || f.kind === "aborted") {
+            const why = opts?.signal?.aborted ? describe(opts.signal.reason).description : f.description;
+            throw new AbortError(new RetryableSinkError(`${what} aborted: ${why}`, { cause: err }));
+          }
+          if (f.kind === "permanent") throw new AbortError(new PermanentSinkError(`${what} failed: ${f.description}`, { cause: err }));
+          throw new RetryableSinkError(`${what} failed: ${f.description}`, { cause: err });
+        }
+      },
+      { retries: opts?.retries ?? defaults.retries, minTimeout: 100, maxTimeout: 2_000, factor: 3, randomize: true, ...(opts?.signal ? { signal: opts.signal } : {}) },
+    );
+  } catch (err) {
+    if (err instanceof RetryableSinkError || err instanceof PermanentSinkError) throw err;
+    throw new RetryableSinkError(`${what} failed: ${describe(err).description}`, { cause: err });
+  }
+}
