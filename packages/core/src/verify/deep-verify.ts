@@ -10,6 +10,16 @@ import { idsWithQueuedJobs } from "../store/queued-job-store.js";
 import { contentHash } from "./content-hash.js";
 import { classifyDrift, rowVersion, type DriftKind } from "./verification-matrix.js";
 import { embedDrift } from "./embed-drift.js";
+import { settledDrift } from "./settled-drift.js";
+
+/** An entity the scan found different, with the versions it was found at. */
+interface ScannedDrift {
+  id: string;
+  force: boolean;
+  kind: DeepDriftKind;
+  rowVersion: number | undefined;
+  docVersion: number | undefined;
+}
 
 /** What the deep comparison finds beyond versions: a body that differs at the same version, and documents without tether's metadata. */
 export type DeepDriftKind = DriftKind | "content";
@@ -122,8 +132,25 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
   // A document whose id the id column cannot hold has no row: a ghost, without asking Postgres.
   const idType = await idColumnType(db, collection);
   const keying = { idType, hashed: idType !== undefined && idTypeClass(idType) !== "integer" };
-  const described = async (ids: readonly string[]): Promise<Set<string> | undefined> =>
-    opts.skipQueued && ids.length > 0 ? idsWithQueuedJobs(db, collection.jobName, ids) : undefined;
+  const queuedOf = (ids: readonly string[]) => idsWithQueuedJobs(db, collection.jobName, ids);
+  /**
+   * Reads again, realtime, the versions of what the scan found different: a version drift is
+   * classified anew; a content drift stands while neither side's version moved (a write since
+   * rebuilt the document: the next run judges its body).
+   */
+  const recheck = (first: ReadonlyMap<string, ScannedDrift>) => async (ids: readonly string[]): Promise<Map<string, ScannedDrift>> => {
+    const [rowsNow, docsNow] = await Promise.all([rowStates(db, collection, keying, { ids: rowIds(ids) }), sink.fetchStates(index, ids, sinkOpts)]);
+    const still = new Map<string, ScannedDrift>();
+    for (const id of ids) {
+      const row = rowsNow.get(id);
+      const doc = docsNow.get(id);
+      const kind = classifyDrift(row, doc);
+      const was = first.get(id)!;
+      if (kind) still.set(id, { ...was, kind, force: false, rowVersion: row?.version, docVersion: doc?.version });
+      else if (was.kind === "content" && row?.version === was.rowVersion && doc?.version === was.docVersion) still.set(id, was);
+    }
+    return still;
+  };
   const rowIds = (ids: readonly string[]) => ids.filter((id) => "id" in canonicalEntityId(idType, id));
   const seen = new Set<string>();
   const pending: Promise<unknown>[] = [];
@@ -135,7 +162,7 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
     for (const d of page) (d.tethered ? tethered : orphans).push(d);
     for (const d of page) if (d.tethered) seen.add(d.id);
     const rows = await loadRows(db, collection, rowIds(tethered.map((d) => d.id)));
-    const repairs: { id: string; force: boolean; kind: DeepDriftKind }[] = [];
+    const found = new Map<string, ScannedDrift>();
     for (const d of tethered) {
       const row = rows.get(d.id);
       const state = row === undefined ? undefined : { version: rowVersion(collection, row), live: !collection.isDeleted(row) };
@@ -144,10 +171,9 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
         const stored = contentHash(d.source ?? {});
         if (stored !== contentHash(collection.toDocument(row)) || (d.content !== undefined && d.content !== stored)) kind = "content";
       }
-      if (kind) repairs.push({ id: d.id, force: kind === "content", kind });
+      if (kind) found.set(d.id, { id: d.id, force: kind === "content", kind, rowVersion: state?.version, docVersion: d.version });
     }
-    const queuedInPage = await described(repairs.map((r) => r.id));
-    if (queuedInPage) repairs.splice(0, repairs.length, ...repairs.filter((r) => !queuedInPage.has(r.id)));
+    const repairs = [...(opts.skipQueued ? await settledDrift(found, recheck(found), queuedOf) : found).values()];
     for (const r of repairs) {
       report.drifted[r.kind] += 1;
       report.driftedTotal += 1;
@@ -189,8 +215,11 @@ export async function deepVerifyCollection(db: Kysely<any>, sink: Sink, collecti
         after = rows[rows.length - 1]!.id;
       }
     }
-    const queuedMissing = await described(missing);
-    if (queuedMissing) missing.splice(0, missing.length, ...missing.filter((id) => !queuedMissing.has(id)));
+    if (opts.skipQueued) {
+      const found = new Map(missing.map((id): [string, ScannedDrift] => [id, { id, force: false, kind: "missing", rowVersion: undefined, docVersion: undefined }]));
+      const still = await settledDrift(found, recheck(found), queuedOf);
+      missing.splice(0, missing.length, ...still.keys());
+    }
     for (const id of missing) note("missing", id);
     report.drifted.missing += missing.length;
     report.driftedTotal += missing.length;

@@ -9,6 +9,7 @@ import { classifyDrift, type DriftKind } from "./verification-matrix.js";
 import { insertJobs } from "../store/job-store.js";
 import { idsWithQueuedJobs } from "../store/queued-job-store.js";
 import { embedDrift } from "./embed-drift.js";
+import { settledDrift } from "./settled-drift.js";
 import { ALL_IDS, type BucketRange, type BucketSummary, type Sink, type SinkCallOptions } from "../sink.js";
 
 /**
@@ -253,12 +254,19 @@ export async function verifyCollection(db: Kysely<any>, sink: Sink, collection: 
     if (candidates.length === 0) return;
     // Search is near-realtime and live writes go on: re-read both sides (mget is realtime)
     // so only drift that is still there is counted and repaired.
-    const [rows2, states2] = await Promise.all([rowStates(db, collection, keying, { ids: rowIds(candidates) }), sink.fetchStates(index, candidates, sinkOpts)]);
+    const reread = async (ids: readonly string[]): Promise<Map<string, DriftKind>> => {
+      const [rows2, states2] = await Promise.all([rowStates(db, collection, keying, { ids: rowIds(ids) }), sink.fetchStates(index, ids, sinkOpts)]);
+      const still = new Map<string, DriftKind>();
+      for (const eid of ids) {
+        const kind = classifyDrift(rows2.get(eid), states2.get(eid));
+        if (kind) still.set(eid, kind);
+      }
+      return still;
+    };
+    let found = await reread(candidates);
+    if (opts.skipQueued) found = await settledDrift(found, reread, (ids) => idsWithQueuedJobs(db, collection.jobName, ids));
     const drifted: string[] = [];
-    const queued = opts.skipQueued ? await idsWithQueuedJobs(db, collection.jobName, candidates) : undefined;
-    for (const eid of candidates) {
-      const kind = classifyDrift(rows2.get(eid), states2.get(eid));
-      if (!kind || queued?.has(eid)) continue;
+    for (const [eid, kind] of found) {
       drifted.push(eid);
       report.drifted[kind] += 1;
       report.driftedTotal += 1;
