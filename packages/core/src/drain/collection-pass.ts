@@ -253,7 +253,7 @@ async function leapfrog(ctx: BatchContext, collection: Collection<any>, planned:
     if (w.bumpVersionTo === undefined) return [w];
     const version = raised.get(w.entity.id);
     if (version === undefined) {
-      ledger.retry(w.entity.jobs, "the row changed while its repair was planned; retrying");
+      ledger.retry(w.entity.jobs, "the row changed, or another transaction held it, while its repair was planned; retrying");
       return [];
     }
     const row = { ...w.entity.row!, [collection.versionColumn]: version };

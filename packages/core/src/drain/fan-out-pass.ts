@@ -5,7 +5,8 @@ import type { FanoutJobArgs } from "../job.js";
 import type { Logger } from "../logger.js";
 import { backoffDelay, type BackoffOptions } from "./backoff.js";
 import { advanceFanout, claimFanouts, countReached, expandChunk, finishFanout, inSavepoint, supersededFanout, type FanoutJobRow } from "../store/embed-store.js";
-import { parkJobs, rescheduleJobs, type Park, type Reschedule } from "../store/job-store.js";
+import { parkJobs, postponeJobs, rescheduleJobs, type Park, type Reschedule } from "../store/job-store.js";
+import { PgErrorCode, pgErrorCode } from "../pg-error-codes.js";
 import { recordCompletions, type CompletionCount } from "../store/job-stat-store.js";
 import { notifyWake } from "../wake/wake-store.js";
 
@@ -17,7 +18,13 @@ import { notifyWake } from "../wake/wake-store.js";
  * the fan-out job itself. A SIGKILL rolls the chunk back and the next claim starts it again
  * from the saved progress. At most `chunkSize` documents per transaction, however many fan-out
  * jobs it claimed: the transaction, and the row locks of the documents it bumps, stay short.
+ * It never waits for a row an application transaction holds (a document, a change being
+ * recorded): the fan-out stops before it and is due again shortly, so the application's
+ * transaction is the one that goes on, never one that fails with a deadlock.
  */
+
+/** How long a fan-out stopped by a row an application transaction holds waits before its next try. */
+const HELD_ROW_DELAY_MS = 200;
 
 export interface FanoutPassOptions {
   db: Kysely<any>;
@@ -95,6 +102,8 @@ export async function expandFanouts(o: FanoutPassOptions): Promise<FanoutPassRes
         stats.set(key, s);
       };
       const woken = new Set<string>();
+      // Fan-outs stopped by a row an application transaction holds: due again shortly, no attempt counted.
+      const held: string[] = [];
       let budget = o.chunkSize;
       for (const job of jobs) {
         if (budget <= 0) {
@@ -118,19 +127,21 @@ export async function expandFanouts(o: FanoutPassOptions): Promise<FanoutPassRes
           const outcome = await inSavepoint(trx, async () => {
             if (await supersededFanout(trx, e, args.link, args.version)) {
               await finishFanout(trx, job.id, e, args.link, args.version);
-              return { bumped: 0, finished: true };
+              return { bumped: 0, finished: true, blocked: false };
             }
             const limit = Math.min(budget, o.chunkSize);
             const chunk = await expandChunk(trx, collection, e, { id: job.id, link: args.link, after: args.after, limit, tag: job.tag, priority: job.priority });
-            if (chunk.bumped < limit) {
+            if (chunk.complete) {
               await finishFanout(trx, job.id, e, args.link, args.version);
-              return { bumped: chunk.bumped, finished: true };
+              return { bumped: chunk.bumped, finished: true, blocked: false };
             }
-            const done = (args.done ?? 0) + chunk.bumped;
-            // Counted once, when it is known to take more than one chunk: the progress shown is done / total.
-            const total = args.total ?? (args.after === undefined ? await countReached(trx, collection, e, args.link) : done);
-            await advanceFanout(trx, job.id, { after: chunk.last!, done, total: Math.max(total, done) });
-            return { bumped: chunk.bumped, finished: false };
+            if (chunk.bumped > 0) {
+              const done = (args.done ?? 0) + chunk.bumped;
+              // Counted once, when it is known to take more than one chunk: the progress shown is done / total.
+              const total = args.total ?? (args.after === undefined ? await countReached(trx, collection, e, args.link) : done);
+              await advanceFanout(trx, job.id, { after: chunk.last!, done, total: Math.max(total, done) });
+            }
+            return { bumped: chunk.bumped, finished: false, blocked: chunk.blocked };
           });
           budget -= Math.max(1, outcome.bumped);
           result.expanded += outcome.bumped;
@@ -138,8 +149,14 @@ export async function expandFanouts(o: FanoutPassOptions): Promise<FanoutPassRes
           if (outcome.finished) {
             result.finished += 1;
             count(job, "expanded");
-          } else result.more = true;
+          } else if (outcome.blocked) held.push(job.id);
+          else result.more = true;
         } catch (err) {
+          // A row an application transaction holds (see finishFanout): nothing failed, it waits its turn.
+          if (pgErrorCode(err) === PgErrorCode.lockNotAvailable) {
+            held.push(job.id);
+            continue;
+          }
           const error = `fan-out expansion failed: ${String(err)}`;
           if (job.attempts + 1 >= o.maxAttempts) {
             parks.push({ id: job.id, error });
@@ -148,6 +165,7 @@ export async function expandFanouts(o: FanoutPassOptions): Promise<FanoutPassRes
         }
       }
       await rescheduleJobs(trx, retries);
+      await postponeJobs(trx, held, HELD_ROW_DELAY_MS);
       await parkJobs(trx, parks);
       result.completions = [...stats.values()];
       await recordCompletions(trx, result.completions);

@@ -92,7 +92,8 @@ export async function loadRowStates(trx: Db, collection: Collection<any>, ids: r
  * `tether.next_version(above)`: a version never handed out before and never handed out again,
  * even if this transaction rolls back after the engine saw it. The statement carries the
  * capture hand-shake, so the bump enqueues no job of its own (the caller's job covers it).
- * Returns the version each raised id now has.
+ * A row another transaction holds locked is left as it is (not raised). Returns the version
+ * each raised id now has.
  */
 export async function bumpVersions(
   trx: Db,
@@ -101,10 +102,22 @@ export async function bumpVersions(
   bumps: readonly { id: string; above: number; seen: number }[],
 ): Promise<Map<string, number>> {
   if (bumps.length === 0) return new Map();
-  const r = await sql<{ id: string; v: string }>`UPDATE ${sql.table(collection.table)} t
+  const idc = sql.ref(`t.${collection.idColumn}`);
+  const r = await sql<{ id: string; v: string }>`
+    WITH u AS MATERIALIZED (
+      SELECT * FROM unnest(${bumps.map((b) => b.id)}::text[], ${bumps.map((b) => b.above)}::bigint[], ${bumps.map((b) => b.seen)}::bigint[]) AS u(id, above, seen)
+    ), locked AS (
+      -- A row an application transaction holds is skipped, never waited for: the drain transaction
+      -- already holds other rows, and waiting here could close a deadlock on the application's side.
+      -- Its job is retried by a later pass.
+      SELECT ${idc} AS id FROM ${sql.table(collection.table)} t JOIN u ON ${idc} = u.id::${idCast(idType)}
+      WHERE t.${sql.ref(collection.versionColumn)} = u.seen
+      FOR UPDATE OF t SKIP LOCKED
+    )
+    UPDATE ${sql.table(collection.table)} t
     SET ${sql.ref(collection.versionColumn)} = (SELECT tether.next_version(u.above) FROM (SELECT set_config(${WRITER_SETTING}, ${collection.name}, true)) AS tether_flag)
-    FROM unnest(${bumps.map((b) => b.id)}::text[], ${bumps.map((b) => b.above)}::bigint[], ${bumps.map((b) => b.seen)}::bigint[]) AS u(id, above, seen)
-    WHERE t.${sql.ref(collection.idColumn)} = u.id::${idCast(idType)} AND t.${sql.ref(collection.versionColumn)} = u.seen
+    FROM u
+    WHERE ${idc} = u.id::${idCast(idType)} AND t.${sql.ref(collection.versionColumn)} = u.seen AND ${idc} IN (SELECT id FROM locked)
     RETURNING u.id, t.${sql.ref(collection.versionColumn)}::text AS v`.execute(trx);
   // The hand-shake is over: plain statements later in the transaction are captured again.
   await sql`SELECT set_config(${WRITER_SETTING}, '', true)`.execute(trx);

@@ -167,42 +167,69 @@ export async function countReached(trx: Db, collection: Collection<any>, embed: 
   return Number(r.rows[0]?.n ?? 0);
 }
 
+/** What one chunk of a fan-out did. */
+export interface ExpandedChunk {
+  /** Documents bumped (each given its sync job). */
+  bumped: number;
+  /** The last id bumped: where the next chunk starts. */
+  last: string | undefined;
+  /** Every document the link value reaches after `after` was bumped: the fan-out is done. */
+  complete: boolean;
+  /** The chunk stopped before a document another transaction holds locked (the next chunk starts with it). */
+  blocked: boolean;
+}
+
 /**
  * One chunk of a fan-out: the next `limit` live documents (in id order, after `after`) reached
  * by `link`, locked, their versions bumped (`tether.next_version`) and a sync job enqueued for
- * each, in one statement. Returns how many it bumped and the last id (where the next chunk
- * starts). Run inside the caller's transaction with the capture hand-shake set.
+ * each, in one statement. Run inside the caller's transaction with the capture hand-shake set.
+ *
+ * A document an application transaction holds locked is never waited for (the expansion holds
+ * the chunk's other rows: waiting could close a deadlock on the application's side, which would
+ * then fail): the chunk locks what is free and bumps the documents before the first held one,
+ * so the progress saved (`last`) never passes a document that was not bumped.
  */
 export async function expandChunk(
   trx: Db,
   collection: Collection<any>,
   embed: EmbeddedTable,
   fanout: { id: string; link: string; after: string | undefined; limit: number; tag: string; priority: number },
-): Promise<{ bumped: number; last: string | undefined }> {
+): Promise<ExpandedChunk> {
   const t = (c: string) => ref("t", c);
   const after = fanout.after === undefined ? sql`true` : sql`${t(collection.idColumn)} > ${fanout.after}`;
   const via = JSON.stringify({ table: embed.table, column: embed.linkColumn, value: fanout.link, fanout: fanout.id } satisfies EmbedVia);
+  const reached = sql`${reachedBy(collection, embed, fanout.link)} AND ${liveDocument(collection)}`;
   await sql`SELECT set_config(${WRITER_SETTING}, ${collection.name}, true)`.execute(trx);
-  const r = await sql<{ n: number; last: string | null }>`
-    WITH ids AS (
+  const r = await sql<{ n: number; reached: number; last: string | null; blocked: boolean }>`
+    WITH reach AS MATERIALIZED (
       SELECT ${t(collection.idColumn)} AS id FROM ${sql.table(collection.table)} AS t
-      WHERE ${reachedBy(collection, embed, fanout.link)} AND ${liveDocument(collection)} AND ${after}
+      WHERE ${reached} AND ${after}
       ORDER BY ${t(collection.idColumn)} LIMIT ${fanout.limit}
-      FOR UPDATE OF t
+    ), ids AS MATERIALIZED (
+      SELECT ${t(collection.idColumn)} AS id FROM ${sql.table(collection.table)} AS t
+      WHERE ${t(collection.idColumn)} = ANY(ARRAY(SELECT reach.id FROM reach)) AND ${reached}
+      FOR UPDATE OF t SKIP LOCKED
+    ), gap AS MATERIALIZED (
+      -- The first document not locked: held by another transaction (or changed since the read).
+      SELECT min(reach.id) AS id FROM reach WHERE NOT EXISTS (SELECT 1 FROM ids WHERE ids.id = reach.id)
+    ), take AS MATERIALIZED (
+      SELECT ids.id FROM ids, gap WHERE gap.id IS NULL OR ids.id < gap.id
     ), b AS (
       -- By the ids as an array, not joined to the CTE: the planner's guess at the CTE's size made it
       -- hash the whole table for every chunk (a scan of the table per chunk); this walks the primary key.
       UPDATE ${sql.table(collection.table)} AS t SET ${sql.ref(collection.versionColumn)} = tether.next_version(${t(collection.versionColumn)})
-      WHERE ${t(collection.idColumn)} = ANY(ARRAY(SELECT ids.id FROM ids))
+      WHERE ${t(collection.idColumn)} = ANY(ARRAY(SELECT take.id FROM take))
       RETURNING ${t(collection.idColumn)}::text AS id
     ), j AS (
       INSERT INTO tether.job (name, scheduled_at, priority, tag, kwargs)
       SELECT ${collection.jobName}, now(), ${fanout.priority}, ${fanout.tag}, jsonb_build_object('id', b.id, 'via', ${via}::jsonb) FROM b
     )
-    SELECT (SELECT count(*) FROM b)::int AS n, (SELECT ids.id::text FROM ids ORDER BY ids.id DESC LIMIT 1) AS last`.execute(trx);
+    SELECT (SELECT count(*) FROM b)::int AS n, (SELECT count(*) FROM reach)::int AS reached,
+           (SELECT max(take.id)::text FROM take) AS last, (SELECT gap.id IS NOT NULL FROM gap) AS blocked`.execute(trx);
   await sql`SELECT set_config(${WRITER_SETTING}, '', true)`.execute(trx);
   const row = r.rows[0];
-  return { bumped: Number(row?.n ?? 0), last: row?.last ?? undefined };
+  const blocked = row?.blocked === true;
+  return { bumped: Number(row?.n ?? 0), last: row?.last ?? undefined, complete: !blocked && Number(row?.reached ?? 0) < fanout.limit, blocked };
 }
 
 /** Saves a fan-out's progress in its job (due again at once, no attempt counted). */
@@ -215,6 +242,10 @@ export async function advanceFanout(trx: Db, id: string, progress: { after: stri
  * pending: that one's fan-out finishes it), and its job is gone.
  */
 export async function finishFanout(trx: Db, id: string, embed: EmbeddedTable, link: string, version: number): Promise<void> {
+  // NOWAIT: an application transaction recording a newer change of the link holds the row, and
+  // the expansion holds the chunk's documents; waiting could close a deadlock on its side. The
+  // caller keeps the fan-out for later (lock_not_available).
+  await sql`SELECT 1 FROM tether.embed_change WHERE embed = ${embed.path} AND link = ${link} FOR UPDATE NOWAIT`.execute(trx);
   await sql`
     WITH d AS (DELETE FROM tether.job WHERE id = ${id}::bigint)
     UPDATE tether.embed_change SET expanded = greatest(expanded, version)
@@ -307,7 +338,10 @@ export async function bumpDocuments(db: Db, collection: Collection<any>, ids: re
     WITH flag AS MATERIALIZED (SELECT set_config(${WRITER_SETTING}, ${collection.name}, true) AS f),
     b AS (
       UPDATE ${sql.table(collection.table)} AS t SET ${sql.ref(collection.versionColumn)} = tether.next_version(${t(collection.versionColumn)})
-      FROM flag WHERE flag.f IS NOT NULL AND ${t(collection.idColumn)} = ANY(${arrayLiteral(ids)}) AND ${liveDocument(collection)}
+      FROM flag WHERE flag.f IS NOT NULL AND ${t(collection.idColumn)} = ANY(ARRAY(
+        -- Rows an application transaction holds are skipped, never waited for (the next verify finds them again).
+        SELECT ${t(collection.idColumn)} FROM ${sql.table(collection.table)} AS t
+        WHERE ${t(collection.idColumn)} = ANY(${arrayLiteral(ids)}) AND ${liveDocument(collection)} FOR UPDATE OF t SKIP LOCKED))
       RETURNING ${t(collection.idColumn)}::text AS id
     )
     INSERT INTO tether.job (name, priority, tag, kwargs) SELECT ${collection.jobName}, ${job.priority}, ${job.tag}, jsonb_build_object('id', b.id) FROM b`.execute(db);
@@ -320,6 +354,8 @@ export async function bumpDocuments(db: Db, collection: Collection<any>, ids: re
 export async function pruneEmbedChanges(db: Db, retentionMs: number, limit = 10_000): Promise<number> {
   const r = await sql`
     DELETE FROM tether.embed_change WHERE ctid = ANY(ARRAY(
-      SELECT ctid FROM tether.embed_change WHERE version <= expanded AND changed_at < now() - ${retentionMs} * interval '1 millisecond' LIMIT ${limit}))`.execute(db);
+      SELECT ctid FROM tether.embed_change WHERE version <= expanded AND changed_at < now() - ${retentionMs} * interval '1 millisecond' LIMIT ${limit}
+      -- A row an application transaction is recording a change on is skipped, never waited for.
+      FOR UPDATE SKIP LOCKED))`.execute(db);
   return Number(r.numAffectedRows ?? 0);
 }

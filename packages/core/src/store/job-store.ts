@@ -158,6 +158,13 @@ export async function rescheduleJobs(db: Db, items: readonly Reschedule[]): Prom
     WHERE j.id = u.id`.execute(db);
 }
 
+/** Makes jobs due again after `delayMs`, counting no attempt (nothing failed: they wait their turn). */
+export async function postponeJobs(db: Db, ids: readonly string[], delayMs: number): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`UPDATE tether.job SET scheduled_at = clock_timestamp() + ${Math.round(delayMs)} * interval '1 millisecond'
+            WHERE id = ANY(${[...ids]}::bigint[])`.execute(db);
+}
+
 export interface Park {
   id: string;
   error: string;
