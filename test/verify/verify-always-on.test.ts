@@ -2,14 +2,14 @@ import { once } from "node:events";
 import pino from "pino";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWriter, Drainer, migrate, startScheduledRun, type AlertsReport, type Collection, type ScheduledVerifyResult } from "@tether/core/internal";
+import { startScheduledRun, type AlertsReport, type Collection, type ScheduledVerifyResult } from "@tether/core/internal";
 import type { EngineSink } from "@tether/search-sink";
 import { waitFor, type TestContext } from "@tether/testkit";
 import { startDrainerDaemon, type DrainerDaemon } from "../../services/drainer/src/index.js";
 import { metricValue } from "../../services/drainer/test/metrics-text.js";
-import { drainToEmpty } from "../scenarios/support/drain.js";
-import { annotations, createAnnotationContext } from "../scenarios/support/annotation-context.js";
-import { gadgetMigrations, gadgets } from "../support/gadgets.js";
+import { annotations } from "../scenarios/support/annotation-context.js";
+import { gadgets } from "../support/gadgets.js";
+import { idTypesContext } from "./support/id-types-context.js";
 
 const ROWS = 120;
 
@@ -30,15 +30,7 @@ describe("anti-entropy always on: the drainer daemon verifies on its own schedul
   const alert = async (name: string) => (await alerts()).alerts.find((a) => a.name === name)!;
 
   beforeAll(async () => {
-    ctx = await createAnnotationContext({ sink: "per-project" });
-    await migrate(ctx.db, [gadgetMigrations]);
-    await ctx.sink.ensureIndex(gadgets.index, gadgets.mappings);
-    const writer = createWriter({ graceMs: 0 });
-    for (let i = 0; i < ROWS; i++) {
-      await writer.createWithJob(ctx.db, annotations, { userid: `acct:u${i % 3}@example.com`, target_uri: `https://example.com/${i}`, text: `note ${i}` });
-      await writer.createWithJob(ctx.db, gadgets, { name: `gadget ${i}` });
-    }
-    await drainToEmpty(new Drainer({ db: ctx.db, sink: ctx.sink, collections }), ctx.db);
+    ctx = await idTypesContext(collections, ROWS);
   });
   afterAll(async () => {
     await daemon?.stop();

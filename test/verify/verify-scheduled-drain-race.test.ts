@@ -1,11 +1,12 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWriter, Drainer, entityKey, insertJobs, migrate, VerifyScheduler, type Collection, type Sink } from "@tether/core/internal";
+import { Drainer, entityKey, insertJobs, VerifyScheduler, type Collection, type Sink } from "@tether/core/internal";
 import type { EngineSink } from "@tether/search-sink";
 import type { TestContext } from "@tether/testkit";
 import { drainToEmpty } from "../scenarios/support/drain.js";
-import { annotations, createAnnotationContext } from "../scenarios/support/annotation-context.js";
-import { gadgetMigrations, gadgets } from "../support/gadgets.js";
+import { annotations } from "../scenarios/support/annotation-context.js";
+import { gadgets } from "../support/gadgets.js";
+import { idTypesContext } from "./support/id-types-context.js";
 
 const ROWS = 30;
 
@@ -57,16 +58,8 @@ describe.each([
   let drainer: Drainer;
 
   beforeAll(async () => {
-    ctx = await createAnnotationContext({ sink: "per-project" });
-    await migrate(ctx.db, [gadgetMigrations]);
-    await ctx.sink.ensureIndex(gadgets.index, gadgets.mappings);
-    const writer = createWriter({ graceMs: 0 });
-    for (let i = 0; i < ROWS; i++) {
-      if (collection === annotations) await writer.createWithJob(ctx.db, annotations, { userid: "acct:r@example.com", target_uri: `https://example.com/${i}`, text: `note ${i}` });
-      else await writer.createWithJob(ctx.db, gadgets, { name: `gadget ${i}` });
-    }
+    ctx = await idTypesContext([collection], ROWS);
     drainer = new Drainer({ db: ctx.db, sink: ctx.sink, collections: [collection] });
-    await drainToEmpty(drainer, ctx.db);
   });
   afterAll(() => ctx?.close());
 

@@ -1,11 +1,11 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWriter, Drainer, insertJobs, migrate, VerifyScheduler, type Collection } from "@tether/core/internal";
+import { insertJobs, VerifyScheduler, type Collection } from "@tether/core/internal";
 import type { EngineSink } from "@tether/search-sink";
 import type { TestContext } from "@tether/testkit";
-import { drainToEmpty } from "../scenarios/support/drain.js";
-import { annotations, createAnnotationContext } from "../scenarios/support/annotation-context.js";
-import { gadgetMigrations, gadgets } from "../support/gadgets.js";
+import { annotations } from "../scenarios/support/annotation-context.js";
+import { gadgets } from "../support/gadgets.js";
+import { idTypesContext } from "./support/id-types-context.js";
 
 const ROWS = 40;
 
@@ -19,15 +19,7 @@ describe.each([
   let ctx: TestContext<EngineSink>;
 
   beforeAll(async () => {
-    ctx = await createAnnotationContext({ sink: "per-project" });
-    await migrate(ctx.db, [gadgetMigrations]);
-    await ctx.sink.ensureIndex(gadgets.index, gadgets.mappings);
-    const writer = createWriter({ graceMs: 0 });
-    for (let i = 0; i < ROWS; i++) {
-      if (collection === annotations) await writer.createWithJob(ctx.db, annotations, { userid: "acct:q@example.com", target_uri: `https://example.com/${i}`, text: `note ${i}` });
-      else await writer.createWithJob(ctx.db, gadgets, { name: `gadget ${i}` });
-    }
-    await drainToEmpty(new Drainer({ db: ctx.db, sink: ctx.sink, collections: [collection] }), ctx.db);
+    ctx = await idTypesContext([collection], ROWS);
   });
   afterAll(() => ctx?.close());
 
