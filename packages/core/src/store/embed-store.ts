@@ -211,9 +211,10 @@ export async function expandChunk(
       FOR UPDATE OF t SKIP LOCKED
     ), gap AS MATERIALIZED (
       -- The first document not locked: held by another transaction (or changed since the read).
-      SELECT min(reach.id) AS id FROM reach WHERE NOT EXISTS (SELECT 1 FROM ids WHERE ids.id = reach.id)
+      -- ORDER BY, not min(): a uuid has no min().
+      SELECT reach.id FROM reach WHERE NOT EXISTS (SELECT 1 FROM ids WHERE ids.id = reach.id) ORDER BY reach.id LIMIT 1
     ), take AS MATERIALIZED (
-      SELECT ids.id FROM ids, gap WHERE gap.id IS NULL OR ids.id < gap.id
+      SELECT ids.id FROM ids WHERE ids.id < ALL (SELECT gap.id FROM gap)
     ), b AS (
       -- By the ids as an array, not joined to the CTE: the planner's guess at the CTE's size made it
       -- hash the whole table for every chunk (a scan of the table per chunk); this walks the primary key.
@@ -225,7 +226,7 @@ export async function expandChunk(
       SELECT ${collection.jobName}, now(), ${fanout.priority}, ${fanout.tag}, jsonb_build_object('id', b.id, 'via', ${via}::jsonb) FROM b
     )
     SELECT (SELECT count(*) FROM b)::int AS n, (SELECT count(*) FROM reach)::int AS reached,
-           (SELECT max(take.id)::text FROM take) AS last, (SELECT gap.id IS NOT NULL FROM gap) AS blocked`.execute(trx);
+           (SELECT take.id::text FROM take ORDER BY take.id DESC LIMIT 1) AS last, EXISTS (SELECT 1 FROM gap) AS blocked`.execute(trx);
   await sql`SELECT set_config(${WRITER_SETTING}, '', true)`.execute(trx);
   const row = r.rows[0];
   const blocked = row?.blocked === true;
