@@ -159,7 +159,7 @@ async function runSeeds(o: HistoryRunOptions, targets: HistoryTargets): Promise<
       }
       failing = true;
       lastFailure = { history: `ids:\n${formatPools(pools)}\ncommands:\n${ran.map((c) => `  ${c}`).join("\n")}`, divergences };
-      log(`history seed ${seed}: diverged after ${ran.length} commands${shrinks > 0 ? ` (shrink ${shrinks})` : ""}: ${divergences.split("\n")[0]!.slice(0, 300)}${ran.length <= 5 ? ` [${ran.join(" | ")}]` : ""}`);
+      log(`history seed ${seed}: diverged after ${ran.length} commands${shrinks > 0 ? ` (shrink ${shrinks})` : ""}: ${firstLine(divergences)}${ran.length <= 5 ? ` [${ran.join(" | ")}]` : ""}`);
       throw new Error(divergences);
     });
     const details = await fc.check(prop, { seed, numRuns: 1, ...(o.path ? { path: o.path } : {}) });
@@ -185,4 +185,9 @@ async function runSeeds(o: HistoryRunOptions, targets: HistoryTargets): Promise<
 /** The failure as the test and the campaign print it. */
 export function describeFailure(f: HistoryFailure): string {
   return [`history tester: divergence with seed ${f.seed} (path ${f.path})`, f.history, "divergences:", f.divergences, `replay: ${f.replay}`].join("\n");
+}
+
+/** A divergence's first line for the progress log: long quoted ids cut to 40 characters, so what differed is never cut off. */
+function firstLine(divergences: string): string {
+  return divergences.split("\n")[0]!.replace(/"([^"]{40})[^"]+"/g, '"$1…"').slice(0, 300);
 }
