@@ -4,7 +4,7 @@ import { embedJobTag, type AnyEmbeddedTable as EmbeddedTable } from "../embedded
 import { WAKE_CHANNEL, WRITER_SETTING } from "../capture/capture-options.js";
 import { liveDocument, pendingChange, reachedBy, reachingJoins } from "./embed-chain.js";
 import { arrayLiteral } from "./array-literal.js";
-import type { EmbedVia } from "../job.js";
+import type { EmbedVia, JobRow } from "../job.js";
 
 /**
  * Every statement on tether.embed_change, the fan-out jobs' expansion, and the writes the writer
@@ -128,15 +128,8 @@ export async function deleteEmbedRow(db: Db, embed: EmbeddedTable, key: unknown)
 
 // --- The drainer's expansion -------------------------------------------------------------------
 
-/** A claimed fan-out job. */
-export interface FanoutJobRow {
-  id: string;
-  name: string;
-  priority: number;
-  tag: string;
-  kwargs: unknown;
-  attempts: number;
-}
+/** A claimed fan-out job: a claimed job without the claim's row position (its transaction updates it). */
+export type FanoutJobRow = Omit<JobRow, "tid">;
 
 /**
  * Claims up to `limit` due fan-out jobs of unpaused lanes among `names` (lowest priority first,
