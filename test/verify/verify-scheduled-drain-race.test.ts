@@ -1,12 +1,10 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Drainer, entityKey, insertJobs, VerifyScheduler, type Collection, type Sink } from "@tether/core/internal";
+import { Drainer, entityKey, insertJobs, VerifyScheduler, type Sink } from "@tether/core/internal";
 import type { EngineSink } from "@tether/search-sink";
 import type { TestContext } from "@tether/testkit";
 import { drainToEmpty } from "../scenarios/support/drain.js";
-import { annotations } from "../scenarios/support/annotation-context.js";
-import { gadgets } from "../support/gadgets.js";
-import { idTypesContext } from "./support/id-types-context.js";
+import { idTypesContext, SCHEDULED_CASES } from "./support/id-types-context.js";
 
 const ROWS = 30;
 
@@ -48,12 +46,7 @@ function racingSink(sink: EngineSink, id: string, race: () => Promise<void>): Si
 }
 
 // Runs once per sink (the vitest projects): fast and deep runs, integer ids (annotations) and uuid ids (gadgets).
-describe.each([
-  { collection: annotations as Collection<any>, mode: "fast" as const },
-  { collection: annotations as Collection<any>, mode: "deep" as const },
-  { collection: gadgets as Collection<any>, mode: "fast" as const },
-  { collection: gadgets as Collection<any>, mode: "deep" as const },
-])("a scheduled $mode verify of $collection.name beside a drain pass", ({ collection, mode }) => {
+describe.each(SCHEDULED_CASES)("a scheduled $mode verify of $collection.name beside a drain pass", ({ collection, mode }) => {
   let ctx: TestContext<EngineSink>;
   let drainer: Drainer;
 

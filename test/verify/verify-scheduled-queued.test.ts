@@ -1,21 +1,15 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertJobs, VerifyScheduler, type Collection } from "@tether/core/internal";
+import { insertJobs, VerifyScheduler } from "@tether/core/internal";
 import type { EngineSink } from "@tether/search-sink";
 import type { TestContext } from "@tether/testkit";
 import { annotations } from "../scenarios/support/annotation-context.js";
-import { gadgets } from "../support/gadgets.js";
-import { idTypesContext } from "./support/id-types-context.js";
+import { idTypesContext, SCHEDULED_CASES } from "./support/id-types-context.js";
 
 const ROWS = 40;
 
 // Runs once per sink (the vitest projects): fast and deep runs, integer ids (annotations) and uuid ids (gadgets).
-describe.each([
-  { collection: annotations as Collection<any>, mode: "fast" as const },
-  { collection: annotations as Collection<any>, mode: "deep" as const },
-  { collection: gadgets as Collection<any>, mode: "fast" as const },
-  { collection: gadgets as Collection<any>, mode: "deep" as const },
-])("a scheduled $mode verify of $collection.name while jobs are queued", ({ collection, mode }) => {
+describe.each(SCHEDULED_CASES)("a scheduled $mode verify of $collection.name while jobs are queued", ({ collection, mode }) => {
   let ctx: TestContext<EngineSink>;
 
   beforeAll(async () => {

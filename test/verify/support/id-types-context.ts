@@ -22,3 +22,11 @@ export async function idTypesContext(collections: readonly Collection<any>[], ro
   await drainToEmpty(new Drainer({ db: ctx.db, sink: ctx.sink, collections: [...collections] }), ctx.db);
   return ctx;
 }
+
+/** Every scheduled mode over both id types: the cases a scheduled-verify test runs (per sink: the vitest projects). */
+export const SCHEDULED_CASES: readonly { collection: Collection<any>; mode: "fast" | "deep" }[] = [
+  { collection: annotations, mode: "fast" },
+  { collection: annotations, mode: "deep" },
+  { collection: gadgets, mode: "fast" },
+  { collection: gadgets, mode: "deep" },
+];
