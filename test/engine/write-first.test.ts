@@ -51,12 +51,17 @@ describe("writing first in the drainer", () => {
     const sink = recordingSink(ctx.sink);
     const drainer = new Drainer({ db: ctx.db, sink, collections: [widgets], writeFirst: "always" });
     await enqueue(ids);
-    expect(await drainer.drainOnce()).toMatchObject({ claimed: 10, up_to_date: 6, repaired: 4, retried: 0 });
-    // The blind write of all ten, the read of the seven refused, the bumped rewrite of the one ahead.
-    expect(sink.calls.splice(0)).toEqual(["write 10", "fetchStates 7", "write 1", "fetchVersions 4"]);
-    expect((await ctx.sink.fetchStates("widgets", [ahead!])).get(ahead!)).toEqual({ version: 8, deleted: false });
+    expect(await drainer.drainOnce()).toMatchObject({ claimed: 10, up_to_date: 6, repaired: 3, raised: 1, retried: 0 });
+    // The blind write of all ten, the read of the seven refused; the one ahead has its row raised
+    // past it, committed before the engine is sent the new version.
+    expect(sink.calls.splice(0)).toEqual(["write 10", "fetchStates 7", "fetchVersions 3"]);
+    expect((await ctx.sink.fetchStates("widgets", [ahead!])).get(ahead!)).toEqual({ version: 7, deleted: false });
     const row = await sql<{ version: string }>`SELECT version FROM widget WHERE id = ${ahead}`.execute(ctx.db);
     expect(row.rows[0]!.version).toBe("8");
+    // The next pass writes it at the raised version.
+    expect(await drainer.drainOnce()).toMatchObject({ claimed: 1, repaired: 1, raised: 0 });
+    expect(sink.calls.splice(0)).toEqual(["write 1", "fetchVersions 1"]);
+    expect((await ctx.sink.fetchStates("widgets", [ahead!])).get(ahead!)).toEqual({ version: 8, deleted: false });
 
     // "auto" in write-first mode meets the same: mostly refused, so its next pass reads first.
     const auto = new Drainer({ db: ctx.db, sink, collections: [widgets], batchSize: 10 });

@@ -73,5 +73,9 @@ export const commandArbitraries: { weight: number; arbitrary: fc.Arbitrary<Histo
   ...relatedCommandArbitraries,
 ];
 
-/** A history: up to `maxCommands` commands drawn by weight. */
-export const historyCommands = (maxCommands: number) => fc.commands([fc.oneof(...commandArbitraries)], { maxCommands, size: "max" });
+/**
+ * A history: up to `maxCommands` commands drawn by weight. `replayPath` (fast-check's record of
+ * which commands ran, printed with a divergence) replays a shrunk history exactly.
+ */
+export const historyCommands = (maxCommands: number, replayPath?: string) =>
+  fc.commands([fc.oneof(...commandArbitraries)], { maxCommands, size: "max", ...(replayPath ? { replayPath } : {}) });

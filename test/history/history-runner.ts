@@ -29,6 +29,8 @@ export interface HistoryRunOptions {
   seed: number;
   /** Replays one counterexample (fast-check's path, printed with a failure). */
   path?: string;
+  /** With `path`: fast-check's record of which commands of the shrunk history ran (printed with a failure). */
+  replayPath?: string;
   /** Operations to run (histories are started until this many commands ran). */
   operations: number;
   /** Commands per history, at most. Default 40. */
@@ -63,6 +65,9 @@ function timed(timings: HistoryTimings | undefined, what: string, started: numbe
 export interface HistoryFailure {
   seed: number;
   path: string;
+  /** fast-check's record of which commands ran: with the seed, the path and `maxCommands`, replays the history. */
+  replayPath: string;
+  maxCommands: number;
   /** The minimal history found: the ids, then one command a line. */
   history: string;
   divergences: string;
@@ -116,12 +121,13 @@ async function runSeeds(o: HistoryRunOptions, targets: HistoryTargets): Promise<
   const counter = { ops: 0 };
   const alphabet = o.wideIds ? WIDE_TEXT_IDS : SAFE_TEXT_IDS;
   const maxShrinks = o.maxShrinks ?? 60;
+  const maxCommands = o.maxCommands ?? 40;
   let histories = 0;
   for (let seed = o.seed; counter.ops < o.operations || (o.path !== undefined && histories === 0); seed++) {
     let failing = false;
     let shrinks = 0;
     let lastFailure = { history: "", divergences: "" };
-    const prop = fc.asyncProperty(fc.noShrink(idPools(alphabet)), historyCommands(o.maxCommands ?? 40), async (pools, cmds) => {
+    const prop = fc.asyncProperty(fc.noShrink(idPools(alphabet)), historyCommands(maxCommands, o.replayPath), async (pools, cmds) => {
       // Once a minimal enough history is found, the remaining shrink candidates pass at once.
       if (failing && ++shrinks > maxShrinks) return true;
       histories += 1;
@@ -165,6 +171,8 @@ async function runSeeds(o: HistoryRunOptions, targets: HistoryTargets): Promise<
     const details = await fc.check(prop, { seed, numRuns: 1, ...(o.path ? { path: o.path } : {}) });
     if (details.failed) {
       const path = details.counterexamplePath ?? "";
+      const replayPath = /replayPath="([^"]*)"/.exec(fc.stringify(details.counterexample?.[1]))?.[1] ?? "";
+      const flags = `${o.wideIds ? "" : " TETHER_HISTORY_WIDE_IDS=0"}${o.skipVersionCheck ? " TETHER_HISTORY_SKIP_VERSION_CHECK=1" : ""}`;
       return {
         seed: o.seed,
         histories,
@@ -172,8 +180,10 @@ async function runSeeds(o: HistoryRunOptions, targets: HistoryTargets): Promise<
         failure: {
           seed,
           path,
+          replayPath,
+          maxCommands,
           ...lastFailure,
-          replay: `TETHER_HISTORY_SEED=${seed} TETHER_HISTORY_PATH=${path}${o.wideIds ? "" : " TETHER_HISTORY_WIDE_IDS=0"}${o.skipVersionCheck ? " TETHER_HISTORY_SKIP_VERSION_CHECK=1" : ""} pnpm exec vitest run test/history/history.test.ts`,
+          replay: `TETHER_HISTORY_SEED=${seed} TETHER_HISTORY_PATH=${path} TETHER_HISTORY_REPLAY_PATH=${replayPath} TETHER_HISTORY_MAX_COMMANDS=${maxCommands}${flags} pnpm exec vitest run test/history/history.test.ts --project ${o.targets.sink}`,
         },
       };
     }

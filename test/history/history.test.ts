@@ -6,6 +6,9 @@ import { describeFailure, runHistories } from "./history-runner.js";
 // Fixed unless overridden, so CI is reproducible; a failure prints the seed and path to replay it.
 const SEED = Number(process.env.TETHER_HISTORY_SEED ?? 22_2026);
 const PATH = process.env.TETHER_HISTORY_PATH || undefined;
+// With a path: which commands of the shrunk history ran (printed with a divergence, as is the history's command limit).
+const REPLAY_PATH = process.env.TETHER_HISTORY_REPLAY_PATH || undefined;
+const MAX_COMMANDS = Number(process.env.TETHER_HISTORY_MAX_COMMANDS ?? 30);
 // The budget is operations, not time: about 60-90 s on a small machine for the default.
 const OPERATIONS = Number(process.env.TETHER_HISTORY_OPERATIONS ?? 60);
 // Text ids from the whole alphabet the id rule syncs (TETHER_HISTORY_WIDE_IDS=0 narrows it).
@@ -26,8 +29,9 @@ describe("randomized histories of writes, plain SQL, faults, drainers and operat
         targets,
         seed: SEED,
         ...(PATH ? { path: PATH } : {}),
+        ...(REPLAY_PATH ? { replayPath: REPLAY_PATH } : {}),
         operations: OPERATIONS,
-        maxCommands: 30,
+        maxCommands: MAX_COMMANDS,
         wideIds: WIDE_IDS,
         skipVersionCheck: SKIP_VERSION_CHECK,
         maxShrinks: MAX_SHRINKS,

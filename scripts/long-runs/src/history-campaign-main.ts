@@ -10,6 +10,8 @@ export interface CampaignOptions {
   seed?: number;
   /** Replays one history (with --seed): fast-check's path printed with a divergence. */
   path?: string;
+  /** With --path: which commands of the shrunk history ran (printed with a divergence). */
+  replayPath?: string;
   sink: SinkName;
   maxCommands: number;
   wideIds: boolean;
@@ -74,6 +76,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
         targets: { serverUrl, template: template.name, sink: o.sink, engineUrl },
         seed,
         ...(o.path ? { path: o.path } : {}),
+        ...(o.replayPath ? { replayPath: o.replayPath } : {}),
         operations: o.operations - report.operations,
         maxCommands: o.maxCommands,
         wideIds: o.wideIds,
@@ -92,6 +95,12 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
         report.lastSeed = seed + r.histories - 1;
         break;
       }
+      // The campaign's own replay: its options, its command limit, this history's seed and path.
+      r.failure.replay = [
+        `scripts/history-campaign --sink ${o.sink} --seed ${r.failure.seed} --path ${r.failure.path}`,
+        r.failure.replayPath ? ` --replay-path ${r.failure.replayPath}` : "",
+        ` --max-commands ${o.maxCommands} --operations 1${o.wideIds ? "" : " --narrow-ids"}${o.skipVersionCheck ? " --skip-version-check" : ""}`,
+      ].join("");
       report.divergences.push(r.failure);
       o.log(describeFailure(r.failure));
       report.lastSeed = r.failure.seed;
@@ -117,6 +126,7 @@ function parse(argv: string[]): Omit<CampaignOptions, "log"> & { json: boolean }
     if (a === "--operations") opts.operations = Number(next());
     else if (a === "--seed") opts.seed = Number(next());
     else if (a === "--path") opts.path = next();
+    else if (a === "--replay-path") opts.replayPath = next();
     else if (a === "--sink") opts.sink = next() === "opensearch" ? "opensearch" : "elasticsearch";
     else if (a === "--max-commands") opts.maxCommands = Number(next());
     else if (a === "--narrow-ids") opts.wideIds = false;

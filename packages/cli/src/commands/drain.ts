@@ -17,7 +17,7 @@ interface DrainOptions extends CommonOptions {
   giveUpAfter?: number;
 }
 
-const OUTCOMES = ["up_to_date", "repaired", "deleted_downstream", "forced", "parked", "retried", "expired"] as const;
+const OUTCOMES = ["up_to_date", "repaired", "deleted_downstream", "forced", "parked", "retried", "raised", "expired"] as const;
 
 export type DrainReport = ({ mode: "once"; passes: number } & DrainResult) | ({ mode: "until-empty" } & UntilEmptyResult);
 
@@ -107,7 +107,7 @@ export function registerDrain(program: Command): void {
             sums.parked += r.parked;
             sums.retried += r.retried;
             // Jobs that left the queue; the total grows if writes arrive while draining.
-            done += r.claimed - r.retried;
+            done += r.claimed - r.retried - r.raised;
             progress?.update(done, sums);
           },
           onWait: (ms, reason) => progress?.note(`waiting ${(ms / 1000).toFixed(1)} s for the next due job (${reason})`),

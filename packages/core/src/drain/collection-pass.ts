@@ -3,7 +3,7 @@ import type { JobRow, SyncJobArgs } from "../job.js";
 import type { DownstreamState, SinkCallOptions, SinkOperation } from "../sink.js";
 import { bumpVersions, loadRows, loadRowStates } from "../store/collection-store.js";
 import { documentsWithPendingChanges } from "../store/embed-store.js";
-import { confirmsAsIs, desiredOperation, planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
+import { confirmsAsIs, planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
 import type { BatchContext } from "./batch-context.js";
 import type { Ledger } from "./ledger.js";
 import { timeStage, timeStageSync } from "./drain-stages.js";
@@ -231,14 +231,18 @@ function decide(collection: Collection<any>, entities: readonly Entity[], before
 }
 
 /**
- * The downstream holds a version Postgres never had (edited behind our back): leapfrog the
- * row's version so the repair can overwrite it with external versioning. Only if the row is
+ * The downstream holds a version Postgres never had (edited behind our back), or a document the
+ * row's version cannot overwrite though it must be rewritten (a change of a row it reads is still
+ * to expand): raise the row's version past it, then write in the NEXT pass. Only if the row is
  * still the one we read: a write that committed since (its direct sync is what made the
  * downstream look "ahead") must not be overwritten by our stale copy, nor a delete undone.
- * The new version comes from the version sequence (`bumpVersions`): the bulk below sends it
- * before this transaction commits, and should the drain die before COMMIT, the row keeps its
- * old version while that number stays burnt, never given to a later write with another body.
- * The bump enqueues nothing: the job being drained covers it.
+ * The new version comes from the version sequence (`bumpVersions`) and is sent to the engine only
+ * once it is committed: this pass bumps and makes the job due again at once (no attempt counted);
+ * the next one finds the row above the downstream and writes it as any other. A version sent
+ * before COMMIT could reach the engine from a pass that then dies (a SIGKILL, a deadline, a bulk
+ * that lands late), after another pass confirmed the job against the unbumped row: a document at
+ * a version its row never had, and no job left to mend it. The bump enqueues nothing: the job
+ * being drained covers it. Returns the writes that need no bump.
  */
 async function leapfrog(ctx: BatchContext, collection: Collection<any>, planned: PlannedWrite[], ledger: Ledger): Promise<PlannedWrite[]> {
   const bumps = planned.filter((w) => w.bumpVersionTo !== undefined);
@@ -249,17 +253,12 @@ async function leapfrog(ctx: BatchContext, collection: Collection<any>, planned:
     ctx.idTypes.get(collection),
     bumps.map((w) => ({ id: w.entity.id, above: w.bumpVersionTo! - 1, seen: rowVersion(collection, w.entity.row) })),
   );
-  return planned.flatMap((w) => {
-    if (w.bumpVersionTo === undefined) return [w];
+  for (const w of bumps) {
     const version = raised.get(w.entity.id);
-    if (version === undefined) {
-      ledger.retry(w.entity.jobs, "the row changed, or another transaction held it, while its repair was planned; retrying");
-      return [];
-    }
-    const row = { ...w.entity.row!, [collection.versionColumn]: version };
-    w.entity.row = row;
-    return [{ ...w, op: desiredOperation(collection, w.entity.id, row, version), bumpVersionTo: version }];
-  });
+    if (version === undefined) ledger.retry(w.entity.jobs, "the row changed, or another transaction held it, while its repair was planned; retrying");
+    else ledger.again(w.entity.jobs, `row raised to v${version} past the downstream's document; written by the next pass`);
+  }
+  return planned.filter((w) => w.bumpVersionTo === undefined);
 }
 
 /** Write: one bulk request; per item, read back what was accepted, retry or fail the rest. */

@@ -19,11 +19,17 @@ export interface DrainCounts {
   parked: number;
   /** Kept for a later pass (write not yet confirmed, or a retryable failure). */
   retried: number;
+  /**
+   * Kept for the next pass, due at once with no attempt counted: the row was raised past the
+   * downstream's document (ahead of it, or at its version with a change still to expand), and
+   * the next pass writes it at the committed version.
+   */
+  raised: number;
   expired: number;
 }
 
 export function emptyCounts(): DrainCounts {
-  return { claimed: 0, up_to_date: 0, repaired: 0, deleted_downstream: 0, forced: 0, parked: 0, retried: 0, expired: 0 };
+  return { claimed: 0, up_to_date: 0, repaired: 0, deleted_downstream: 0, forced: 0, parked: 0, retried: 0, raised: 0, expired: 0 };
 }
 
 /** Parses kwargs of a sync job; throws a message naming what is wrong. */
@@ -96,7 +102,8 @@ export async function processBatch(ctx: BatchContext, jobs: readonly JobRow[]): 
     for (const job of jobs) if (parked.has(job.id)) count(job, "parked");
   }
   counts.parked = ledger.parked.length;
-  counts.retried = ledger.retried.length;
+  counts.raised = ledger.retried.filter((r) => r.attempt === false).length;
+  counts.retried = ledger.retried.length - counts.raised;
 
   // Confirmed jobs go, with the pass's completion counts and trace row, in one statement.
   // Parked jobs are logged by the dead-letter table's trigger.

@@ -22,6 +22,11 @@ export class Ledger {
     for (const job of jobs) this.retried.push({ id: job.id, delayMs: backoffDelay(job.attempts, this.policy.backoff), error });
   }
 
+  /** Due again at once, counting no attempt: nothing failed, the next pass has the rest of the work. */
+  again(jobs: readonly JobRow[], reason: string): void {
+    for (const job of jobs) this.retried.push({ id: job.id, delayMs: 0, error: reason, attempt: false });
+  }
+
   park(job: JobRow, error: string): void {
     this.parked.push({ id: job.id, error });
   }

@@ -142,19 +142,21 @@ export interface Reschedule {
   id: string;
   delayMs: number;
   error: string;
+  /** False when nothing failed (the job has work left for the next pass): no attempt is counted. Default true. */
+  attempt?: boolean;
 }
 
-/** Counts a failed attempt and pushes the job back by its backoff. */
+/** Counts a failed attempt (unless `attempt` is false) and pushes the job back by `delayMs`. */
 export async function rescheduleJobs(db: Db, items: readonly Reschedule[]): Promise<void> {
   if (items.length === 0) return;
   await sql`
     UPDATE tether.job j
-    SET attempts = j.attempts + 1,
+    SET attempts = j.attempts + u.attempt::int,
         -- clock_timestamp(), not now(): the drain transaction may have started up to its deadline ago.
         scheduled_at = clock_timestamp() + u.delay_ms * interval '1 millisecond',
         last_error = left(u.error, 2000)
     FROM unnest(${items.map((i) => i.id)}::bigint[], ${items.map((i) => Math.round(i.delayMs))}::bigint[],
-                ${items.map((i) => i.error)}::text[]) AS u(id, delay_ms, error)
+                ${items.map((i) => i.error)}::text[], ${items.map((i) => i.attempt !== false)}::boolean[]) AS u(id, delay_ms, error, attempt)
     WHERE j.id = u.id`.execute(db);
 }
 

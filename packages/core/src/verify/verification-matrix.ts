@@ -10,7 +10,9 @@ import type { DownstreamState, SinkOperation } from "../sink.js";
  * v = the row's version, w = the downstream's version, d = the version a hard-delete job carries.
  * "bump" = raise the row's version past w first (only if the row still has v), then write at the
  * version it took: w+1 here, `tether.next_version(w)` (at least w+1, never a version used before;
- * see ../write/version-rule.ts) when the drainer applies it.
+ * see ../write/version-rule.ts) when the drainer applies it. The drainer commits the bump and
+ * writes in its next pass (the job due again at once, no attempt counted): the engine is never
+ * sent a version before Postgres holds it.
  *
  * | Postgres        | downstream      | normal job          | forced job               | confirmed when (read back)    | drift        |
  * | --------------- | --------------- | ------------------- | ------------------------ | ----------------------------- | ------------ |
@@ -32,7 +34,8 @@ import type { DownstreamState, SinkOperation } from "../sink.js";
  * | soft-deleted v  | tombstone w < v | tombstone at v      | tombstone at v (force)   | tombstone at ≥ the written v  | —            |
  * | soft-deleted v  | tombstone w = v | confirm             | tombstone at v (force)   | tombstone at ≥ the written v  | —            |
  * | soft-deleted v  | tombstone w > v | confirm             | tombstone at w+1 (force) | tombstone at ≥ the written v  | —            |
- * | live v, embedded change pending | any w (or nothing) | bump, index at max(v, w)+1 | the same | document at exactly the bumped version | embedded |
+ * | live v, embedded change pending | nothing, or w < v | index at v | index at v (force) | document at exactly v | embedded |
+ * | live v, embedded change pending | w ≥ v | bump, index at w+1 | bump, index at w+1 | document at exactly w+1 | embedded |
  *
  * Why these cells:
  * - A live row is equal only to a live document at its own version; a soft-deleted row only to
@@ -52,9 +55,9 @@ import type { DownstreamState, SinkOperation } from "../sink.js";
  *   marker so the retry is not refused again (`readBackVerdict`).
  * - A live row whose document reads a row with a change still to expand (a fan-out not yet
  *   reached it: `tether.embed_change`, ../fan-out-rule.ts) is never confirmed as it stands, at
- *   any downstream version: its document may have been built before the change. The row is
- *   bumped past both versions and the document rebuilt from what the pass loaded; the fan-out
- *   bumps it once more when it gets there. Verify reports such a document, when no job will
+ *   any downstream version: its document may have been built before the change. The document
+ *   is rebuilt from the rows as they are now, at the row's version when that is above the
+ *   downstream's, else after a bump past it; the fan-out bumps it once more when it gets there. Verify reports such a document, when no job will
  *   reach it, as `embedded` (../verify/embed-drift.ts).
  * - Drift (anti-entropy) compares live entities only: a deleted entity that is absent or a
  *   tombstone downstream, or a tombstone for a row that is gone (kept, or purged), is not drift.
@@ -165,12 +168,10 @@ export function planEntity<Row>(input: PlanInput<Row>): EntityPlan {
     return { action: "write", op: { kind: "tombstone", id, version, ...forced }, outcome: force ? "forced" : "deleted_downstream" };
   }
   const outcome = force ? "forced" : "repaired";
-  if (input.embedPending) {
-    const bumped = Math.max(v, ds?.version ?? 0) + 1;
-    const bumpedRow = { ...(row as Record<string, unknown>), [collection.versionColumn]: bumped } as Row;
-    return { action: "write", op: desiredOperation(collection, id, bumpedRow, bumped), outcome, bumpVersionTo: bumped };
-  }
-  if (cell === "document_newer" || cell === "tombstone_equal" || cell === "tombstone_newer") {
+  // A change still to expand: the document is rewritten from the rows as they are now; when the
+  // downstream's version would refuse that write (equal or ahead), the row is raised past it first.
+  const mustBump = cell === "document_newer" || cell === "tombstone_equal" || cell === "tombstone_newer" || (input.embedPending === true && cell === "document_equal");
+  if (mustBump) {
     const bumped = ds!.version + 1;
     const bumpedRow = { ...(row as Record<string, unknown>), [collection.versionColumn]: bumped } as Row;
     return { action: "write", op: desiredOperation(collection, id, bumpedRow, bumped), outcome, bumpVersionTo: bumped };
