@@ -65,7 +65,14 @@ await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async 
   }
 
   const settings = drainerSettings(config.options ?? {}, env);
-  const daemon = await startDrainerDaemon({
+  // Before the daemon starts: it says "listening" once its port is open, and a SIGTERM from then
+  // on (a deploy that stops it at once) must be a graceful stop, not the signal's default death.
+  let daemon: ReturnType<typeof startDrainerDaemon> | undefined;
+  onShutdown(logger, "shutting down after the current batch", async () => {
+    await (await daemon?.catch(() => undefined))?.stop();
+    await Promise.all([db.destroy(), sink.close?.()]);
+  });
+  daemon = startDrainerDaemon({
     db,
     sink,
     collections: config.collections,
@@ -80,9 +87,5 @@ await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async 
       ...(env.TETHER_LISTEN ? { listen: { connectionString: env.TETHER_LISTEN_DATABASE_URL, applicationName: "tether-drainer-listen" } } : {}),
     },
   });
-
-  onShutdown(logger, "shutting down after the current batch", async () => {
-    await daemon.stop();
-    await Promise.all([db.destroy(), sink.close?.()]);
-  });
+  await daemon;
 });

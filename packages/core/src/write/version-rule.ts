@@ -17,12 +17,12 @@
  * | update keeping the key        | updateWithJob, soft delete; captured UPDATE, upsert, MERGE | above(max(o, n - 1)) | above o; the statement's own `version + 1` is replaced      |
  * | update changing the key       | captured UPDATE (the new id)                              | above(max(o, n - 1)) | the new id's old tombstone took a value before s            |
  * | tombstone                     | hard delete (writer, captured DELETE, MERGE … DELETE), a key change's old id | above(o) | above the row's last version                  |
- * | leapfrog                      | the drainer, past a document ahead of the row             | above(w)            | above w; burnt even if the drain dies before COMMIT           |
+ * | leapfrog                      | the drainer, past a document ahead of the row             | above(w)            | above w; committed before the engine is sent it               |
  * | your statement, nextVersion   | writeWithJobs with `nextVersion("version")`               | above(o)            | as an update                                                  |
  * | your statement, version + 1   | writeWithJobs with `version + 1` (capture stays out)      | o + 1               | only if o is the highest the entity used: see below           |
  * | a direct embed's change       | the writer's verbs on the embed; the embed's capture trigger (the document reached) | above(o) | as an update, in the writing transaction, under the row lock |
  * | a fan-out embed's change      | the drainer's expansion of the fan-out job (each document reached) | above(o) | as an update, in the chunk's transaction, under the row lock  |
- * | a pending embedded change     | the drainer, meeting the document before its fan-out      | above(max(o, w))    | as the leapfrog: above the row and what the downstream holds  |
+ * | a pending embedded change     | the drainer, meeting the document before its fan-out, w ≥ o | above(max(o, w))  | as the leapfrog: above the row and what the downstream holds  |
  *
  * Why these cells:
  * - One sequence for every entity of every collection: a re-inserted id cannot know its earlier
@@ -31,10 +31,12 @@
  * - above(…) and not plain s: a row written before the sequence existed (or a document edited
  *   ahead behind tether's back) may hold more than s; the rule goes past it and moves the
  *   sequence there, so the sequence stays above every version it returned.
- * - A sequence value is never handed out twice, even when its transaction rolls back. The drainer
- *   sends its leapfrog's version to the engine before COMMIT; should the drain die there, the row
- *   keeps o, the engine holds the burnt value, and no later write can take it with another body
- *   (history 5 of issue 22). The leapfrog's bump enqueues nothing: the drained job covers it.
+ * - A sequence value is never handed out twice, even when its transaction rolls back (history 5
+ *   of issue 22). The drainer commits its leapfrog's bump before the engine is sent the version
+ *   (the pass bumps and keeps the job due; the next pass writes): a version sent before COMMIT
+ *   by a pass that then died could land after another pass confirmed the job against o, leaving
+ *   a document at a version no row had. The leapfrog's bump enqueues nothing: the drained job
+ *   covers it.
  * - Documents from several tables (../fan-out-rule.ts): what moves when an embedded row changes
  *   is the document row's own version, taken under that row's lock (in the writing transaction
  *   for a direct embed, in the drainer's expansion otherwise), so it is above every version the
