@@ -65,14 +65,7 @@ await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async 
   }
 
   const settings = drainerSettings(config.options ?? {}, env);
-  // Before the daemon starts: it says "listening" once its port is open, and a SIGTERM from then
-  // on (a deploy that stops it at once) must be a graceful stop, not the signal's default death.
-  let daemon: ReturnType<typeof startDrainerDaemon> | undefined;
-  onShutdown(logger, "shutting down after the current batch", async () => {
-    await (await daemon?.catch(() => undefined))?.stop();
-    await Promise.all([db.destroy(), sink.close?.()]);
-  });
-  daemon = startDrainerDaemon({
+  const daemon = startDrainerDaemon({
     db,
     sink,
     collections: config.collections,
@@ -86,6 +79,12 @@ await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async 
       // Due-now work wakes the loop at once; TETHER_LISTEN=false (e.g. behind transaction-mode PgBouncer) keeps the interval alone.
       ...(env.TETHER_LISTEN ? { listen: { connectionString: env.TETHER_LISTEN_DATABASE_URL, applicationName: "tether-drainer-listen" } } : {}),
     },
+  });
+  // Registered in the same tick as the start, before the daemon says "listening": a SIGTERM from
+  // then on (a deploy that stops it at once) is a graceful stop, not the signal's default death.
+  onShutdown(logger, "shutting down after the current batch", async () => {
+    await (await daemon.catch(() => undefined))?.stop();
+    await Promise.all([db.destroy(), sink.close?.()]);
   });
   await daemon;
 });
