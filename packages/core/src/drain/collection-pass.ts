@@ -89,6 +89,7 @@ async function readThenWrite(ctx: BatchContext, collection: Collection<any>, ent
     ledger.retry(entities.flatMap((e) => e.jobs), `reading downstream failed: ${String(err)}`);
     return [];
   }
+  await reloadReborn(ctx, collection, entities, before);
   const toDecide = await confirmLean(ctx, collection, entities, before, ledger);
   const decided = timeStageSync("build", toDecide.length, () => decide(collection, toDecide, before, ledger));
   if (ctx.writeFirst) {
@@ -178,6 +179,30 @@ async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job:
     for (const id of pending) byId.get(id)!.embedPending = true;
   }
   return [...byId.values()];
+}
+
+/**
+ * A row loaded as absent whose downstream holds a live document is read again, after the
+ * downstream: the document may be the next life of the id (inserted again after the delete this
+ * job carries, committed and written by another pass after this pass loaded). Decided on the row
+ * read before, the matrix would put a tombstone above that document, and the job of the new life
+ * is already confirmed: a live row with a tombstone over it and no job left. Decided on the row
+ * as it is now, the document is confirmed (or rewritten) as that row's.
+ */
+async function reloadReborn(ctx: BatchContext, collection: Collection<any>, entities: Entity[], before: ReadonlyMap<string, DownstreamState>): Promise<void> {
+  const absent = entities.filter((e) => e.row === undefined && before.get(e.id)?.deleted === false);
+  if (absent.length === 0) return;
+  const rows = await timeStage("load", absent.length, () => loadRows(ctx.trx, collection, absent.map((e) => e.id)));
+  const reborn = absent.filter((e) => rows.has(e.id));
+  if (reborn.length === 0) return;
+  for (const e of reborn) {
+    e.row = rows.get(e.id);
+    e.lean = false;
+  }
+  if (collection.fanoutJobName !== undefined) {
+    const pending = await documentsWithPendingChanges(ctx.trx, collection, reborn.map((e) => e.id));
+    for (const e of reborn) e.embedPending = pending.has(e.id);
+  }
 }
 
 /**
