@@ -173,12 +173,17 @@ async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job:
     throw new Error(`loading ${collection.table} rows failed: ${String(err)}`, { cause: err });
   }
   for (const e of byId.values()) e.row = rows.get(e.id);
+  const entities = [...byId.values()];
   // Read after the rows: a change committed since is pending here, and the document is bumped and rewritten.
-  if (collection.fanoutJobName !== undefined) {
-    const pending = await timeStage("load", byId.size, () => documentsWithPendingChanges(ctx.trx, collection, [...byId.keys()]));
-    for (const id of pending) byId.get(id)!.embedPending = true;
-  }
-  return [...byId.values()];
+  await markPending(ctx, collection, entities);
+  return entities;
+}
+
+/** Marks the entities whose document reads a row with a change still to expand (read after their rows). */
+async function markPending(ctx: BatchContext, collection: Collection<any>, entities: Entity[]): Promise<void> {
+  if (collection.fanoutJobName === undefined) return;
+  const pending = await timeStage("load", entities.length, () => documentsWithPendingChanges(ctx.trx, collection, entities.map((e) => e.id)));
+  for (const e of entities) e.embedPending = pending.has(e.id);
 }
 
 /**
@@ -199,10 +204,7 @@ async function reloadReborn(ctx: BatchContext, collection: Collection<any>, enti
     e.row = rows.get(e.id);
     e.lean = false;
   }
-  if (collection.fanoutJobName !== undefined) {
-    const pending = await documentsWithPendingChanges(ctx.trx, collection, reborn.map((e) => e.id));
-    for (const e of reborn) e.embedPending = pending.has(e.id);
-  }
+  await markPending(ctx, collection, reborn);
 }
 
 /**
