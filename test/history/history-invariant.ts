@@ -7,7 +7,6 @@ import { REFUSED_RANK, type HistoryModel } from "./history-model.js";
 import { runTetherJson } from "./history-processes.js";
 import { readRows } from "./history-rows.js";
 import { proxiesSettled, type HistorySystem } from "./history-system.js";
-import { sinkRead } from "./sink-read.js";
 
 /** What the invariant found: empty when both sides are equal and every tool says so. */
 export interface InvariantReport {
@@ -61,11 +60,8 @@ async function compareDocuments(sys: HistorySystem, c: Collection<any>, label: s
   const divergences: string[] = [];
   const docs = new Map<string, { deleted: boolean; version: number; tethered: boolean; source?: Record<string, unknown> }>();
   // The scan searches: recent writes must be made visible first (as verify --deep does).
-  await sinkRead(async () => sys.sink.refreshIndex?.(c.index));
-  await sinkRead(async () => {
-    docs.clear();
-    for await (const page of sys.sink.scanDocuments!(c.index, { pageSize: 500 })) for (const d of page) docs.set(d.id, d);
-  });
+  await sys.sink.refreshIndex?.(c.index);
+  for await (const page of sys.sink.scanDocuments!(c.index, { pageSize: 500 })) for (const d of page) docs.set(d.id, d);
   for (const [id, row] of rows) {
     const doc = docs.get(id);
     const where = `${label} ${JSON.stringify(id)}`;

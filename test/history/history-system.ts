@@ -61,9 +61,17 @@ export interface HistorySystem {
   close(): Promise<void>;
 }
 
-export function sinkFor(name: SinkName, url: string, indexPrefix: string): EngineSink {
-  return name === "opensearch" ? new OpenSearchSink({ client: url, indexPrefix }) : new ElasticsearchSink({ client: url, indexPrefix });
+export function sinkFor(name: SinkName, url: string, indexPrefix: string, retries?: number): EngineSink {
+  const opts = { client: url, indexPrefix, ...(retries === undefined ? {} : { retries }) };
+  return name === "opensearch" ? new OpenSearchSink(opts) : new ElasticsearchSink(opts);
 }
+
+/**
+ * Request retries of the tester's own engine reads (the invariant's scan, a command's state read):
+ * they check the engine, they are not one of the faults a history injects, so an engine briefly
+ * unable to answer (an OpenSearch shard unavailable under load) is waited out, not reported.
+ */
+const TESTER_READ_RETRIES = 10;
 
 /**
  * A template of the history's own, cloned from `targets.template`: the history's tables and the
@@ -92,7 +100,7 @@ export async function openHistorySystem(targets: HistoryTargets, pools: IdPools)
   const scratch: ScratchDatabase = await createScratchDatabase(targets.serverUrl, `tether_hist_${run}`, targets.template ? { template: targets.template } : {});
   const db = createDb({ connectionString: scratch.url, max: 12, applicationName: "tether-history" });
   const indexPrefix = `hist_${run}_`;
-  const sink = sinkFor(targets.sink, targets.engineUrl, indexPrefix);
+  const sink = sinkFor(targets.sink, targets.engineUrl, indexPrefix, TESTER_READ_RETRIES);
   const proxies: FaultProxy[] = [];
   const sinks: EngineSink[] = [sink];
   try {

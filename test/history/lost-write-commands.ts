@@ -8,7 +8,6 @@ import { REFUSED_RANK, type HistoryModel } from "./history-model.js";
 import { idIn, table } from "./history-rows.js";
 import { runRelatedStep } from "./related-steps.js";
 import type { HistorySystem } from "./history-system.js";
-import { sinkRead } from "./sink-read.js";
 
 /** A 200 OK whose every bulk item was dropped, answered as written. */
 const DROP_EVERY_ITEM: FaultMode = { kind: "dropBulkItems", fraction: 1, forge: true };
@@ -42,7 +41,7 @@ export function liveIds(m: HistoryModel, kind: LostWriteKind): string[] {
 async function currentIds(sys: HistorySystem, kind: LostWriteKind, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const r = await sql<{ id: string; v: string }>`SELECT id::text AS id, version::text AS v FROM ${sql.table(tableFor(kind))} WHERE ${idIn(ids)}`.execute(sys.db);
-  const states = await sinkRead(() => sys.sink.fetchStates(collectionFor(kind).index, ids));
+  const states = await sys.sink.fetchStates(collectionFor(kind).index, ids);
   return r.rows.filter((row) => {
     const ds = states.get(row.id);
     return ds !== undefined && !ds.deleted && ds.version === Number(row.v);
