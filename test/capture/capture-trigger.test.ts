@@ -59,7 +59,7 @@ describe("the capture trigger", () => {
     const drained = await drainAll();
     expect(drained.repaired).toBe(1);
     const states = await ctx.sink.fetchStates(widgets.index, [id!]);
-    expect(states.get(id!)).toEqual({ version: after, deleted: false });
+    expect(states.get(id!)).toMatchObject({ version: after, deleted: false });
     const doc = await fetch(new URL(`/${ctx.indexPrefix}${widgets.index}/_doc/${id}`, ctx.elasticsearchUrl)).then((r) => r.json() as Promise<{ _source: { title: string } }>);
     expect(doc._source.title).toBe("edited by psql");
   });

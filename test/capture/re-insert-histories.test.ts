@@ -42,7 +42,7 @@ describe("an id that is deleted and comes back", () => {
     const row = (await ctx.row("1"))!;
     expect(row.version).toBeGreaterThan(tombstone);
     await ctx.drain();
-    expect(await ctx.doc("1")).toEqual({ version: row.version, body: "replacement", deleted: false });
+    expect(await ctx.doc("1")).toMatchObject({ version: row.version, body: "replacement", deleted: false });
   });
 
   it("holds the re-inserted text after a plain DELETE and an INSERT in two transactions, and fast verify sees the old document until the drain", async () => {
@@ -61,7 +61,7 @@ describe("an id that is deleted and comes back", () => {
     expect(deep.driftedTotal).toBeGreaterThan(0);
 
     await ctx.drain();
-    expect(await ctx.doc("2")).toEqual({ version: row.version, body: "replacement", deleted: false });
+    expect(await ctx.doc("2")).toMatchObject({ version: row.version, body: "replacement", deleted: false });
     expect((await verifyCollection(ctx.db, ctx.sink, entries, { enqueue: false })).driftedTotal).toBe(0);
     expect((await deepVerifyCollection(ctx.db, ctx.sink, entries, { enqueue: false })).driftedTotal).toBe(0);
   });
@@ -80,7 +80,7 @@ describe("an id that is deleted and comes back", () => {
       expect(await ctx.jobCount()).toBe(2);
       const drained = await ctx.drain();
       expect(drained.claimed).toBe(2);
-      expect(await ctx.doc("3")).toEqual({ version: Number(back.row!.version), body: "second life", deleted: false });
+      expect(await ctx.doc("3")).toMatchObject({ version: Number(back.row!.version), body: "second life", deleted: false });
     } finally {
       await proxy.close();
     }
@@ -97,7 +97,7 @@ describe("an id that is deleted and comes back", () => {
     const row = (await ctx.row("5"))!;
     expect(row.version).toBeGreaterThan(tombstone5);
     await ctx.drain();
-    expect(await ctx.doc("5")).toEqual({ version: row.version, body: "four", deleted: false });
+    expect(await ctx.doc("5")).toMatchObject({ version: row.version, body: "four", deleted: false });
     expect(await ctx.doc("4")).toMatchObject({ deleted: true });
   });
 
@@ -114,8 +114,8 @@ describe("an id that is deleted and comes back", () => {
     expect(six.version).toBeGreaterThan(tombstone6);
     expect(seven.version).toBeGreaterThan(before7);
     await ctx.drain();
-    expect(await ctx.doc("6")).toEqual({ version: six.version, body: "six again", deleted: false });
-    expect(await ctx.doc("7")).toEqual({ version: seven.version, body: "seven edited", deleted: false });
+    expect(await ctx.doc("6")).toMatchObject({ version: six.version, body: "six again", deleted: false });
+    expect(await ctx.doc("7")).toMatchObject({ version: seven.version, body: "seven edited", deleted: false });
   });
 
   it("versions a MERGE that deletes, updates and re-inserts above everything each id used before", async () => {
@@ -147,8 +147,8 @@ describe("an id that is deleted and comes back", () => {
     expect(ten.version).toBeGreaterThan(tombstone10);
     await ctx.drain();
     expect(await ctx.doc("8")).toMatchObject({ deleted: true });
-    expect(await ctx.doc("9")).toEqual({ version: nine.version, body: "nine merged", deleted: false });
-    expect(await ctx.doc("10")).toEqual({ version: ten.version, body: "ten again", deleted: false });
+    expect(await ctx.doc("9")).toMatchObject({ version: nine.version, body: "nine merged", deleted: false });
+    expect(await ctx.doc("10")).toMatchObject({ version: ten.version, body: "ten again", deleted: false });
   });
 
   it("versions rows COPY brings back above their tombstones, even when the copied rows carry their old versions", async () => {
@@ -171,8 +171,8 @@ describe("an id that is deleted and comes back", () => {
     expect(copied[0]!.version).toBeGreaterThan(tombstones[0]!);
     expect(copied[1]!.version).toBeGreaterThan(tombstones[1]!);
     await ctx.drain();
-    expect(await ctx.doc("11")).toEqual({ version: copied[0]!.version, body: "eleven copied", deleted: false });
-    expect(await ctx.doc("12")).toEqual({ version: copied[1]!.version, body: "twelve copied", deleted: false });
+    expect(await ctx.doc("11")).toMatchObject({ version: copied[0]!.version, body: "eleven copied", deleted: false });
+    expect(await ctx.doc("12")).toMatchObject({ version: copied[1]!.version, body: "twelve copied", deleted: false });
     expect((await verifyCollection(ctx.db, ctx.sink, entries, { enqueue: false })).driftedTotal).toBe(0);
   });
 });

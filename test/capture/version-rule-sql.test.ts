@@ -106,9 +106,9 @@ describe("the version rule, as Postgres applies it", () => {
     const drainer = new Drainer({ db: ctx.db, sink: ctx.sink, collections: [entries] });
     await check("leapfrog", { downstream: ahead }, () => drainer.drainOnce(), () => version(id));
     // The bump is committed before the engine sees it: the next pass writes the document at it.
-    expect(await ctx.doc(String(id))).toEqual({ version: ahead, body: "foreign", deleted: false });
+    expect(await ctx.doc(String(id))).toMatchObject({ version: ahead, body: "foreign", deleted: false });
     await drainer.drainOnce();
-    expect(await ctx.doc(String(id))).toEqual({ version: await version(id), body: "mine", deleted: false });
+    expect(await ctx.doc(String(id))).toMatchObject({ version: await version(id), body: "mine", deleted: false });
   });
 
   it("your own statement in writeWithJobs: nextVersion takes one new value, version + 1 counts from the row and leaves the sequence alone", async () => {

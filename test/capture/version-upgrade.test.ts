@@ -44,7 +44,7 @@ describe("upgrading an install that already has rows and jobs to the version seq
     const drained = await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [entries] }).drainUntilEmpty();
     expect(drained).toMatchObject({ parked: 0, retried: 0 });
     for (const [id, body] of [[1, "one, edited"], [2, "two"], [3, "three, again"]] as const) {
-      expect((await ctx.sink.fetchStates(entries.index, [String(id)])).get(String(id))).toEqual({ version: await version(id), deleted: false });
+      expect((await ctx.sink.fetchStates(entries.index, [String(id)])).get(String(id))).toMatchObject({ version: await version(id), deleted: false });
       expect((await ctx.raw.get(entries.index, String(id))).source).toMatchObject({ body });
     }
     expect((await verifyCollection(ctx.db, ctx.sink, entries, { enqueue: false })).driftedTotal).toBe(0);

@@ -54,7 +54,7 @@ describe("the drainer's verification matrix", () => {
     await enqueue([id!]);
     const r = await new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets] }).drainOnce();
     expect(r).toMatchObject({ claimed: 1, repaired: 1 });
-    expect(await state(id!)).toEqual({ version: 1, deleted: false });
+    expect(await state(id!)).toMatchObject({ version: 1, deleted: false });
     expect(await pending([id!])).toBe(0);
   });
 
@@ -97,9 +97,24 @@ describe("the drainer's verification matrix", () => {
     expect(r).toMatchObject({ claimed: 1, up_to_date: 1 });
   });
 
+  it("never confirms a document at the row's version that holds another body: rewrites it past itself (a version handed out twice)", async () => {
+    const [id] = await ctx.insertRaw(1);
+    // What a restored Postgres does: version 1 handed out again, and the engine holds another body at it.
+    await ctx.sink.write("widgets", [{ kind: "index", id: id!, version: 1, document: { owner: "raw", title: "written before the restore" } }]);
+    await enqueue([id!]);
+    const drainer = new Drainer({ db: ctx.db, sink: ctx.sink, collections: [widgets] });
+    expect(await drainer.drainOnce()).toMatchObject({ up_to_date: 0, raised: 1 });
+    expect(await drainer.drainOnce()).toMatchObject({ repaired: 1 });
+    const doc = await ctx.sink.client.get<{ title: string }>({ index, id: id! });
+    expect(doc._source?.title).toBe("w1");
+    expect(doc._version).toBe(2);
+    expect(await pending([id!])).toBe(0);
+  });
+
   it("rewrites a forced entity even when it looks current, and still verifies before deleting the job", async () => {
     const [id] = await ctx.insertRaw(1);
-    await ctx.sink.write("widgets", [{ kind: "index", id: id!, version: 1, document: { owner: "raw", title: "tampered" } }]);
+    // Edited behind tether's back at the same version, without a content hash: it looks current.
+    await ctx.sink.client.index({ index, id: id!, version: 1, version_type: "external", document: { owner: "raw", title: "tampered", tether: { version: 1, deleted: false } } });
     await enqueue([id!], { force: true });
     const sink = countingSink(ctx.sink);
     const r = await new Drainer({ db: ctx.db, sink, collections: [widgets] }).drainOnce();

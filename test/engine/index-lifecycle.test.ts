@@ -91,7 +91,7 @@ describe("Tether owns the index: migrate creates it behind its alias, writes nev
     expect((await cli(["migrate", "--json"])).code).toBe(0);
     await sql`UPDATE tether.job SET scheduled_at = now()`.execute(ctx.db);
     await drainToEmpty(new Drainer({ db: ctx.db, sink: ctx.sink, collections: [annotations] }), ctx.db);
-    expect((await ctx.sink.fetchStates(annotations.index, [changes[0]!.id])).get(changes[0]!.id)).toEqual({ version: 1, deleted: false });
+    expect((await ctx.sink.fetchStates(annotations.index, [changes[0]!.id])).get(changes[0]!.id)).toMatchObject({ version: 1, deleted: false });
   });
 
   it("reports an index whose mapping contradicts the declared one in migrate, status and the drainer's start-up log, with `tether rebuild` as the fix", async () => {

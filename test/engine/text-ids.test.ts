@@ -43,7 +43,7 @@ describe("text ids: any id the rule allows syncs, anything else is refused befor
     const all = [...TEXT_IDS, ...TEXT_IDS.filter((x) => x !== EDGE).map((id) => `${id}/direct`)];
     const states = await ctx.sink.fetchStates(tickets.index, all);
     const versions = await rowVersions(all);
-    for (const id of all) expect(states.get(id), id).toEqual({ version: versions.get(id), deleted: false });
+    for (const id of all) expect(states.get(id), id).toMatchObject({ version: versions.get(id), deleted: false });
     // One create, one version: the creates took consecutive values of the sequence, none twice.
     const taken = all.map((id) => versions.get(id)!).sort((a, b) => a - b);
     expect(taken).toEqual(taken.map((_, i) => taken[0]! + i));
@@ -60,7 +60,7 @@ describe("text ids: any id the rule allows syncs, anything else is refused befor
     const rebuilt = await rebuildIndex(ctx.db, ctx.sink, tickets);
     expect(rebuilt.rowsLoaded).toBe(all.length);
     expect(await deepVerifyCollection(ctx.db, ctx.sink, tickets)).toMatchObject({ driftedTotal: 0, scanned: all.length });
-    expect((await ctx.sink.fetchStates(tickets.index, [EDGE])).get(EDGE)).toEqual({ version: versions.get(EDGE), deleted: false });
+    expect((await ctx.sink.fetchStates(tickets.index, [EDGE])).get(EDGE)).toMatchObject({ version: versions.get(EDGE), deleted: false });
   });
 
   it("refuses an id past 512 bytes, an empty id and an id with NUL or a lone surrogate with a ValidationError naming it, and writes nothing", async () => {
@@ -98,6 +98,6 @@ describe("text ids: any id the rule allows syncs, anything else is refused befor
     // The capture trigger's BEFORE INSERT took one version per row: the two rows hold two consecutive values.
     const captured = await rowVersions([long, "captured/ok"]);
     expect(Math.abs(captured.get(long)! - captured.get("captured/ok")!)).toBe(1);
-    expect((await ctx.sink.fetchStates(tickets.index, ["captured/ok"])).get("captured/ok")).toEqual({ version: captured.get("captured/ok"), deleted: false });
+    expect((await ctx.sink.fetchStates(tickets.index, ["captured/ok"])).get("captured/ok")).toMatchObject({ version: captured.get("captured/ok"), deleted: false });
   });
 });

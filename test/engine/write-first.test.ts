@@ -37,7 +37,8 @@ describe("writing first in the drainer", () => {
     expect(await drainer.drainOnce()).toMatchObject({ claimed: 10, repaired: 10 });
     expect(sink.calls.splice(0)).toEqual(["fetchStates 10", "write 10", "fetchVersions 10"]);
     expect(await drainer.drainOnce()).toMatchObject({ claimed: 10, repaired: 10 });
-    expect(sink.calls.splice(0)).toEqual(["write 10", "fetchVersions 10"]);
+    // A blind write is read back whole: the engine might have held that version already, with another body.
+    expect(sink.calls.splice(0)).toEqual(["write 10", "fetchStates 10"]);
     const states = await ctx.sink.fetchStates("widgets", ids);
     expect([...states.values()].every((s) => s.version === 1 && !s.deleted)).toBe(true);
   });
@@ -46,7 +47,8 @@ describe("writing first in the drainer", () => {
     const ids = await ctx.insertRaw(10);
     const [ahead, ...rest] = ids;
     // Six of ten already current, one edited downstream to a newer version, three missing.
-    await ctx.sink.write("widgets", rest.slice(0, 6).map((id) => ({ kind: "index" as const, id, version: 1, document: { owner: "raw", title: "w", body: null } })));
+    const current = await sql<{ id: string; owner: string; title: string; body: string | null }>`SELECT id::text, owner, title, body FROM widget WHERE id = ANY(${rest.slice(0, 6)}::bigint[])`.execute(ctx.db);
+    await ctx.sink.write("widgets", current.rows.map((r) => ({ kind: "index" as const, id: r.id, version: 1, document: widgets.toDocument(r as never) })));
     await ctx.sink.write("widgets", [{ kind: "index", id: ahead!, version: 7, document: { owner: "edited behind our back" } }]);
     const sink = recordingSink(ctx.sink);
     const drainer = new Drainer({ db: ctx.db, sink, collections: [widgets], writeFirst: "always" });
@@ -54,14 +56,14 @@ describe("writing first in the drainer", () => {
     expect(await drainer.drainOnce()).toMatchObject({ claimed: 10, up_to_date: 6, repaired: 3, raised: 1, retried: 0 });
     // The blind write of all ten, the read of the seven refused; the one ahead has its row raised
     // past it, committed before the engine is sent the new version.
-    expect(sink.calls.splice(0)).toEqual(["write 10", "fetchStates 7", "fetchVersions 3"]);
-    expect((await ctx.sink.fetchStates("widgets", [ahead!])).get(ahead!)).toEqual({ version: 7, deleted: false });
+    expect(sink.calls.splice(0)).toEqual(["write 10", "fetchStates 7", "fetchStates 3"]);
+    expect((await ctx.sink.fetchStates("widgets", [ahead!])).get(ahead!)).toMatchObject({ version: 7, deleted: false });
     const row = await sql<{ version: string }>`SELECT version FROM widget WHERE id = ${ahead}`.execute(ctx.db);
     expect(row.rows[0]!.version).toBe("8");
     // The next pass writes it at the raised version.
     expect(await drainer.drainOnce()).toMatchObject({ claimed: 1, repaired: 1, raised: 0 });
-    expect(sink.calls.splice(0)).toEqual(["write 1", "fetchVersions 1"]);
-    expect((await ctx.sink.fetchStates("widgets", [ahead!])).get(ahead!)).toEqual({ version: 8, deleted: false });
+    expect(sink.calls.splice(0)).toEqual(["write 1", "fetchStates 1"]);
+    expect((await ctx.sink.fetchStates("widgets", [ahead!])).get(ahead!)).toMatchObject({ version: 8, deleted: false });
 
     // "auto" in write-first mode meets the same: mostly refused, so its next pass reads first.
     const auto = new Drainer({ db: ctx.db, sink, collections: [widgets], batchSize: 10 });

@@ -87,7 +87,7 @@ describe("a drainer woken by LISTEN/NOTIFY", () => {
     const r = await claimed;
     expect(r.repaired).toBe(1);
     expect(reasonOfLastClaim()).toBe("wake");
-    expect((await ctx.sink.fetchStates(widgets.index, [w.changes[0]!.id])).get(w.changes[0]!.id)).toEqual({ version: 1, deleted: false });
+    expect((await ctx.sink.fetchStates(widgets.index, [w.changes[0]!.id])).get(w.changes[0]!.id)).toMatchObject({ version: 1, deleted: false });
   });
 
   it("is not woken by grace-delayed jobs, and a burst of notifications gives one pass", async () => {

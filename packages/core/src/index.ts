@@ -93,6 +93,7 @@ export { evaluateAlerts, type AlertName, type AlertStatus, type AlertThresholds,
 export { queueStats, type DeadCounts, type FanoutInProgress, type GroupCounts, type QueueCounts, type QueueStats, type QueueStatsOptions } from "./ops/queue-read-model.js";
 export { describeIndexReport, indexReadiness, type IndexReadinessOptions, type IndexReport, type IndexState } from "./ops/index-readiness.js";
 export { runMaintenance, type MaintenanceOptions, type MaintenanceResult } from "./ops/maintenance.js";
+export { checkVersionFloor, type VersionFloorOptions, type VersionFloorResult } from "./ops/version-floor.js";
 export { rebuildIndex, type RebuildOptions, type RebuildPhase, type RebuildProgress, type RebuildResult, type RebuildState } from "./rebuild/rebuild-index.js";
 export { discardRebuild, finishRebuild, rebuildStatus, rollbackRebuild } from "./rebuild/rebuild-admin.js";
 export { DEFAULT_TOMBSTONE_RETENTION_MS, purgeTombstones, type CollectionPurgeResult, type PurgeTombstonesOptions } from "./ops/tombstone-purge.js";

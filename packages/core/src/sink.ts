@@ -9,6 +9,13 @@ export interface DownstreamState {
   version: number;
   /** A tombstone: the entity was soft-deleted at `version`. */
   deleted: boolean;
+  /**
+   * The content hash the writer stored with a live document (`tether.content`, see
+   * `contentHash`), when the sink records one. A document at the row's version whose hash
+   * differs from the document built from the row is not the row's (a version handed out again
+   * after Postgres went back in time): the drainer never confirms it.
+   */
+  content?: string;
 }
 
 export type SinkOperation =
@@ -139,6 +146,14 @@ export interface Sink {
    * it: the version is what confirms them, and a source read costs the engine far more.
    */
   fetchVersions?(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, number>>;
+  /**
+   * Optional: the highest version any document (tombstones included) of the index holds, or
+   * undefined when the index holds none or does not exist. The version floor (`checkVersionFloor`)
+   * raises Tether's version sequence above it, so no version the engine holds is handed out
+   * again after Postgres went back in time. Cheap: one aggregation the engine answers from its
+   * index of the metadata's `version` field.
+   */
+  highestVersion?(index: string, opts?: SinkCallOptions): Promise<number | undefined>;
   /** One bulk write; one result per operation, in order. Throws RetryableSinkError when unreachable. */
   write(index: string, ops: readonly SinkOperation[], opts?: SinkCallOptions): Promise<SinkItemResult[]>;
   /** Count and hash sum of live documents per bucket of keys (`entityKey` of their ids). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   classifyDrift,
   confirmsAsIs,
+  contentHash,
   defineCollection,
   DOWNSTREAM_CELLS,
   downstreamCell,
@@ -99,6 +100,7 @@ const MATRIX: Cell[] = [
   { pg: "absent", ds: "nothing", normal: "tombstone 7", forced: "tombstone 7", drift: undefined },
   { pg: "absent", ds: "document_older", normal: "tombstone 7", forced: "tombstone 7", drift: "ghost" },
   { pg: "absent", ds: "document_equal", normal: "tombstone 7", forced: "tombstone 7", drift: "ghost" },
+  { pg: "absent", ds: "document_other_body", normal: "tombstone 7", forced: "tombstone 7", drift: "ghost" },
   { pg: "absent", ds: "document_newer", normal: "tombstone 9", forced: "tombstone 9", drift: "ghost" },
   { pg: "absent", ds: "tombstone_older", normal: "tombstone 7", forced: "tombstone 7", drift: undefined },
   { pg: "absent", ds: "tombstone_equal", normal: "tombstone 7", forced: "tombstone 7", drift: undefined },
@@ -106,6 +108,8 @@ const MATRIX: Cell[] = [
   { pg: "live", ds: "nothing", normal: "index 5", forced: "index 5", drift: "missing" },
   { pg: "live", ds: "document_older", normal: "index 5", forced: "index 5", drift: "stale" },
   { pg: "live", ds: "document_equal", normal: "confirm", forced: "index 5", drift: undefined },
+  // Fast verify compares versions: another body at the row's version is found by the deep one (content).
+  { pg: "live", ds: "document_other_body", normal: "index 6 bump", forced: "index 6 bump", drift: undefined },
   { pg: "live", ds: "document_newer", normal: "index 9 bump", forced: "index 9 bump", drift: "stale" },
   { pg: "live", ds: "tombstone_older", normal: "index 5", forced: "index 5", drift: "missing" },
   { pg: "live", ds: "tombstone_equal", normal: "index 6 bump", forced: "index 6 bump", drift: "missing" },
@@ -113,17 +117,25 @@ const MATRIX: Cell[] = [
   { pg: "deleted", ds: "nothing", normal: "tombstone 5", forced: "tombstone 5", drift: undefined },
   { pg: "deleted", ds: "document_older", normal: "tombstone 5", forced: "tombstone 5", drift: "deleted_live" },
   { pg: "deleted", ds: "document_equal", normal: "tombstone 6", forced: "tombstone 6", drift: "deleted_live" },
+  { pg: "deleted", ds: "document_other_body", normal: "tombstone 6", forced: "tombstone 6", drift: "deleted_live" },
   { pg: "deleted", ds: "document_newer", normal: "tombstone 9", forced: "tombstone 9", drift: "deleted_live" },
   { pg: "deleted", ds: "tombstone_older", normal: "tombstone 5", forced: "tombstone 5", drift: undefined },
   { pg: "deleted", ds: "tombstone_equal", normal: "confirm", forced: "tombstone 5", drift: undefined },
   { pg: "deleted", ds: "tombstone_newer", normal: "confirm", forced: "tombstone 9", drift: undefined },
 ];
 
-/** A downstream state in `cell` against version V (older = 3, equal = V, newer = 8). */
+/** The content hash of the live row's document (`live(V)` builds `{ t: "x" }`). */
+const ROW_BODY = contentHash({ t: "x" });
+
+/**
+ * A downstream state in `cell` against version V (older = 3, equal = V, newer = 8); live
+ * documents carry a content hash: the row's, but for "document_other_body".
+ */
 function downstreamIn(cell: DownstreamCell): DownstreamState | undefined {
   if (cell === "nothing") return undefined;
+  if (cell === "document_other_body") return { deleted: false, version: V, content: contentHash({ t: "written before a restore" }) };
   const [kind, rel] = cell.split("_") as ["document" | "tombstone", "older" | "equal" | "newer"];
-  return { deleted: kind === "tombstone", version: rel === "older" ? 3 : rel === "equal" ? V : 8 };
+  return { deleted: kind === "tombstone", version: rel === "older" ? 3 : rel === "equal" ? V : 8, ...(kind === "document" ? { content: ROW_BODY } : {}) };
 }
 const rowIn = (pg: PostgresState): Row | undefined => (pg === "absent" ? undefined : pg === "live" ? live(V) : dead(V));
 
@@ -138,7 +150,7 @@ describe("the verification matrix", () => {
     const cells = MATRIX.map((m) => `${m.pg}/${m.ds}`);
     expect(new Set(cells).size).toBe(cells.length);
     expect(cells.sort()).toEqual(POSTGRES_STATES.flatMap((pg) => DOWNSTREAM_CELLS.map((ds) => `${pg}/${ds}`)).sort());
-    for (const ds of DOWNSTREAM_CELLS) expect(downstreamCell(downstreamIn(ds), V)).toBe(ds);
+    for (const ds of DOWNSTREAM_CELLS) expect(downstreamCell(downstreamIn(ds), V, ROW_BODY)).toBe(ds);
   });
 
   describe.each(MATRIX)("Postgres $pg, downstream $ds", (m) => {
@@ -161,22 +173,31 @@ describe("the verification matrix", () => {
     expect(isConfirmed(c, undefined, { version: 4, deleted: false })).toBe(false);
         return;
       }
-      const wrote: DownstreamState | undefined = p.op.kind === "delete" ? undefined : { version: p.op.version, deleted: p.op.kind === "tombstone" };
+      const body = p.op.kind === "index" ? { content: contentHash(p.op.document) } : {};
+      const wrote: DownstreamState | undefined = p.op.kind === "delete" ? undefined : { version: p.op.version, deleted: p.op.kind === "tombstone", ...body };
       const row = rowIn(m.pg);
       expect(readBackVerdict(c, row, p.op, wrote)).toEqual({ confirmed: true });
-      // What was there before the write does not confirm it (unless it already equals it).
+      // What was there before the write does not confirm it (unless it already equals it, body included).
       const stale = downstreamIn(m.ds);
-      const sameAsWritten = stale?.deleted === wrote?.deleted && (stale?.version === wrote?.version || (wrote?.deleted === true && (stale?.version ?? 0) >= wrote.version));
+      const sameBody = stale?.content === wrote?.content;
+      const sameAsWritten = stale?.deleted === wrote?.deleted && ((stale?.version === wrote?.version && sameBody) || (wrote?.deleted === true && (stale?.version ?? 0) >= wrote.version));
       if (!sameAsWritten) expect(readBackVerdict(c, row, p.op, stale).confirmed).toBe(false);
     });
 
-    it("decides a confirmation on the version and deleted columns alone (a lean read of the row)", () => {
-      const full = rowIn(m.pg);
-      const lean = full && ({ id: full.id, version: full.version, deleted_at: full.deleted_at } as Row);
+    it("confirms as it stands exactly where it plans a confirmation", () => {
       for (const force of [false, true]) {
-        const confirms = confirmsAsIs({ collection: c, id: "1", row: lean, downstream: downstreamIn(m.ds), force, deleteVersion: 7 });
+        const confirms = confirmsAsIs({ collection: c, id: "1", row: rowIn(m.pg), downstream: downstreamIn(m.ds), force, deleteVersion: 7 });
         expect(confirms).toBe((force ? m.forced : m.normal) === "confirm");
       }
+    });
+
+    it("compares by version alone a document that carries no content hash", () => {
+      const ds = downstreamIn(m.ds);
+      if (ds?.content === undefined) return;
+      const { content: _, ...unhashed } = ds;
+      const plan = planEntity({ collection: c, id: "1", row: rowIn(m.pg), downstream: unhashed, force: false, deleteVersion: 7 });
+      const equalCell = m.ds === "document_other_body" ? "document_equal" : m.ds;
+      expect(plan.action === "confirm").toBe(MATRIX.find((n) => n.pg === m.pg && n.ds === equalCell)!.normal === "confirm");
     });
 
     it(`classifies the drift as ${m.drift ?? "none"}`, () => {
@@ -203,6 +224,16 @@ describe("the verification matrix", () => {
       const deleted = { collection: c, id: "1", row: dead(V), downstream: ds, force: false, deleteVersion: 7 };
       expect(planEntity({ ...deleted, embedPending: true })).toEqual(planEntity(deleted));
     }
+  });
+
+  it("never confirms a document at the row's version that holds another body, on the claim-time read or on read-back", () => {
+    const other = downstreamIn("document_other_body");
+    expect(confirmsAsIs({ collection: c, id: "1", row: live(V), downstream: other, force: false })).toBe(false);
+    expect(isConfirmed(c, live(V), other)).toBe(false);
+    const op = { kind: "index" as const, id: "1", version: V, document: { t: "x" } };
+    expect(readBackVerdict(c, live(V), op, other)).toMatchObject({ confirmed: false, reason: expect.stringContaining("another body") });
+    // The row's own body at its version confirms, on either read.
+    expect(isConfirmed(c, live(V), { version: V, deleted: false, content: ROW_BODY })).toBe(true);
   });
 
   it("bumps past a delete marker that refused a write and left nothing readable", () => {

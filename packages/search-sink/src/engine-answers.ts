@@ -5,7 +5,7 @@ export interface MgetDoc {
   _id: string;
   found?: boolean;
   _version?: number;
-  _source?: { tether?: { deleted?: boolean } };
+  _source?: { tether?: { deleted?: boolean; content?: string } };
   error?: { type?: string; reason?: string | null };
 }
 

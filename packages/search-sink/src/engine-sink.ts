@@ -194,7 +194,7 @@ export abstract class EngineSink implements Sink {
 
   async fetchStates(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {
     if (ids.length === 0) return new Map();
-    return statesOf(await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [`${META_FIELD}.deleted`], r)));
+    return statesOf(await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [`${META_FIELD}.deleted`, `${META_FIELD}.content`], r)));
   }
 
   async fetchVersions(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, number>> {
@@ -269,6 +269,20 @@ export abstract class EngineSink implements Sink {
     const error = `index ${target} does not exist: run \`tether migrate\` to create it with the collection's mapping (Tether never lets the engine create an index)`;
     for (const i of refused) results[i] = { id: ops[i]!.id, status: "retryable", error };
     return results;
+  }
+
+  async highestVersion(index: string, opts?: SinkCallOptions): Promise<number | undefined> {
+    let answer: SearchAnswer;
+    try {
+      answer = await this.call("highestVersion", opts, (r) =>
+        this.searchBody(this.indexName(index), { size: 0, track_total_hits: false, aggs: { highest: { max: { field: `${META_FIELD}.version` } } } }, r),
+      );
+    } catch (err) {
+      if (this.isMissingIndex(err)) return undefined;
+      throw err;
+    }
+    const value = (answer.aggregations?.highest as { value?: number | null } | undefined)?.value;
+    return typeof value === "number" && Number.isFinite(value) ? value : undefined;
   }
 
   async summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]> {

@@ -13,9 +13,16 @@ function found(docs: readonly MgetDoc[]): MgetDoc[] {
   });
 }
 
-/** Version and tombstone flag per id. */
+/** Version, tombstone flag and (for a live document that has one) content hash per id. */
 export function statesOf(docs: readonly MgetDoc[]): Map<string, DownstreamState> {
-  return new Map(found(docs).map((doc) => [doc._id, { version: Number(doc._version ?? 0), deleted: doc._source?.tether?.deleted === true }]));
+  return new Map(
+    found(docs).map((doc) => {
+      const meta = doc._source?.tether;
+      const deleted = meta?.deleted === true;
+      const content = !deleted && typeof meta?.content === "string" ? { content: meta.content } : {};
+      return [doc._id, { version: Number(doc._version ?? 0), deleted, ...content }];
+    }),
+  );
 }
 
 /** Version per id. */

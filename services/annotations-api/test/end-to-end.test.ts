@@ -106,7 +106,7 @@ describe("annotations end to end through HTTP, with Elasticsearch up, refusing a
     expect(await searchIds(`user=${user}&q=original`)).toEqual([editedOffline.id]);
     expect(await searchIds(`user=${user}&q=revised`)).toEqual([]);
     // The deleted one is still live in the index, but search never shows it: Postgres has it deleted.
-    expect(await docVersion(deletedOffline.id)).toEqual({ version: deletedOffline.version, deleted: false });
+    expect(await docVersion(deletedOffline.id)).toMatchObject({ version: deletedOffline.version, deleted: false });
     expect(await searchIds(`user=${user}`)).toEqual([kept.id, editedOffline.id].sort());
   });
 
@@ -148,6 +148,6 @@ describe("annotations end to end through HTTP, with Elasticsearch up, refusing a
     expect(await searchIds(`user=${user}`)).toEqual([kept.id, editedOffline.id, createdRefused.id, createdHanging.id].sort());
     expect(await docVersion(deletedOffline.id)).toEqual({ version: await rowVersion(deletedOffline.id), deleted: true });
     expect(await docVersion(deletedHanging.id)).toEqual({ version: await rowVersion(deletedHanging.id), deleted: true });
-    expect(await docVersion(editedOffline.id)).toEqual({ version: editedOffline.version, deleted: false });
+    expect(await docVersion(editedOffline.id)).toMatchObject({ version: editedOffline.version, deleted: false });
   });
 });

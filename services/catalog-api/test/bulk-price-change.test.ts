@@ -70,7 +70,7 @@ describe("a bulk price change of 500 products through writeWithJobs", () => {
       expect(await ctx.document(id)).toMatchObject({ price_cents: Math.round((1000 + g) * 1.1), category_name: "Oolong", stock: 5 });
     }
     // The product of the other category was not touched.
-    expect((await ctx.sink.fetchStates(products.index, [other.id])).get(other.id)).toEqual({ version: other.version, deleted: false });
+    expect((await ctx.sink.fetchStates(products.index, [other.id])).get(other.id)).toMatchObject({ version: other.version, deleted: false });
   });
 
   it("changes the prices of a list of ids with a direct sync that lands at once", async () => {

@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import type { Kysely } from "kysely";
 import type pino from "pino";
 import {
+  checkVersionFloor,
   Drainer,
   DrainerHeartbeat,
   latestQueueSample,
@@ -20,6 +21,7 @@ import {
   type ScheduledVerifyResult,
   type Sink,
   type VerifyScheduleOptions,
+  type VersionFloorResult,
 } from "@tether/core/internal";
 import { startVerifySchedule } from "./verify-schedule-loop.js";
 import { newDaemonState, recordMaintenance, recordPass, type DaemonState } from "./daemon-state.js";
@@ -87,6 +89,9 @@ export interface DrainerDaemonEvents {
   tombstonePurgeError: [Error];
   /** A scheduled verify run ended (completed, failed, or left to resume from its checkpoint). */
   verifyRun: [ScheduledVerifyResult];
+  /** The maintenance leader's version floor check finished (see `checkVersionFloor`). */
+  versionFloor: [VersionFloorResult[]];
+  versionFloorError: [Error];
 }
 
 export interface DrainerDaemon {
@@ -177,6 +182,27 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
       });
   };
 
+  let flooring: Promise<void> | undefined;
+  // The leader checks the version floor each cycle (one aggregation per collection), beside its transaction.
+  const checkFloor = () => {
+    flooring ??= checkVersionFloor({ db: opts.db, sink: opts.sink, collections: opts.collections, logger, call: { timeoutMs: 10_000, retries: 0 } })
+      .then(
+        (results) => {
+          events.emit("versionFloor", results);
+          // The rows went back: what was drained before may be wrong now; look for work at once.
+          if (results.some((r) => r.raised)) drainer.poke();
+        },
+        (err: unknown) => {
+          const e = err instanceof Error ? err : new Error(String(err));
+          logger.warn({ err: e.message }, "version floor check failed; retrying next cycle");
+          events.emit("versionFloorError", e);
+        },
+      )
+      .finally(() => {
+        flooring = undefined;
+      });
+  };
+
   const verify = startVerifySchedule({ db: opts.db, sink: opts.sink, collections: opts.collections, options: opts.verify ?? {}, logger, onRun: (r) => events.emit("verifyRun", r) });
 
   let inFlight: Promise<MaintenanceResult> | undefined;
@@ -187,6 +213,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
           recordMaintenance(state, r);
           events.emit("maintenance", r);
           if (r.leader) {
+            checkFloor();
             purgeIfDue();
             verify.runIfDue();
           }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { checkConfigSchema, migrate, raiseVersionFloor, type ConfigWarning } from "@tether/core";
+import { checkConfigSchema, checkVersionFloor, migrate, raiseVersionFloor, type ConfigWarning, type VersionFloorResult } from "@tether/core";
 import { verifyKeyReadiness } from "@tether/core/internal";
 import { CommandFailedError } from "../cli-errors.js";
 import { output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
@@ -25,9 +25,12 @@ export function registerMigrate(program: Command): void {
           const pending = new Set(needsAdoption.map((p) => p.collection));
           for (const c of ctx.collections) if (!pending.has(c.name)) await raiseVersionFloor(ctx.db, c);
           const indexes = await migrateIndexes(ctx);
+          // The engine's versions too: after Postgres went back in time (a restore, a point-in-time
+          // recovery, a failover), no version an index holds is handed out again.
+          const versionFloor = await floorOf(ctx, ctx.collections.filter((c) => !pending.has(c.name)));
           // What the bucketed verify of uuid and text ids still needs (a rebuild, an index on the key).
           const verifyKeys = await verifyKeyReadiness(ctx.db, ctx.sink, ctx.collections.filter((c) => !pending.has(c.name)), { timeoutMs: 5_000, retries: 0 });
-          return { ...applied, needsAdoption, warnings, indexes, ...(verifyKeys.length > 0 ? { verifyKeys } : {}) };
+          return { ...applied, needsAdoption, warnings, indexes, versionFloor, ...(verifyKeys.length > 0 ? { verifyKeys } : {}) };
         },
         { checkSchema: false, tetherSchema: false },
       );
@@ -39,6 +42,7 @@ export function registerMigrate(program: Command): void {
           ...pendingAdoptionLines(result.needsAdoption),
           ...configWarningLines(result.warnings),
           ...renderIndexReports(result.indexes),
+          ...versionFloorLines(result.versionFloor),
           ...verifyKeyLines(result.verifyKeys ?? []),
         ].join("\n"),
       );
@@ -51,4 +55,24 @@ export function registerMigrate(program: Command): void {
       }
     },
   );
+}
+
+/** The version floor check of `migrate`; an engine that does not answer is said by the index report, not here. */
+async function floorOf(ctx: Parameters<typeof checkVersionFloor>[0], collections: Parameters<typeof checkVersionFloor>[0]["collections"]): Promise<VersionFloorResult[]> {
+  try {
+    return await checkVersionFloor({ db: ctx.db, sink: ctx.sink, collections, call: { timeoutMs: 10_000, retries: 0 } });
+  } catch {
+    return [];
+  }
+}
+
+/** A raised floor, said: the engine held versions the sequence would have handed out again. */
+function versionFloorLines(results: readonly VersionFloorResult[]): string[] {
+  return results
+    .filter((r) => r.raised)
+    .map(
+      (r) =>
+        `${r.collection}: the index holds v${r.engineHighest}, at or above tether.version_seq (next v${r.sequenceNext}): Postgres went back in time (a restore, a point-in-time recovery, a failover)? ` +
+        `The sequence was raised past it; run \`tether drain --until-empty\` and \`tether verify ${r.collection}\` (docs/alerts-and-runbook.md#restore_detected)`,
+    );
 }

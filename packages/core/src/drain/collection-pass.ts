@@ -1,9 +1,10 @@
 import type { Collection } from "../collection.js";
 import type { JobRow, SyncJobArgs } from "../job.js";
 import type { DownstreamState, SinkCallOptions, SinkOperation } from "../sink.js";
-import { bumpVersions, loadRows, loadRowStates } from "../store/collection-store.js";
+import { bumpVersions, loadRows } from "../store/collection-store.js";
 import { documentsWithPendingChanges } from "../store/embed-store.js";
-import { confirmsAsIs, planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
+import { recordAhead } from "../store/version-floor-store.js";
+import { planEntity, readBackVerdict, rowVersion, type WriteOutcome } from "../verify/verification-matrix.js";
 import type { BatchContext } from "./batch-context.js";
 import type { Ledger } from "./ledger.js";
 import { timeStage, timeStageSync } from "./drain-stages.js";
@@ -28,8 +29,6 @@ interface Entity {
   /** Highest version a hard-delete job carries. */
   deleteVersion: number;
   row: Row | undefined;
-  /** `row` holds the id, version and deleted columns only (enough to confirm; not to build a document). */
-  lean: boolean;
   /** A row the document reads has a change whose fan-out has not reached it yet: never confirmed as it stands. */
   embedPending: boolean;
 }
@@ -40,6 +39,14 @@ interface PlannedWrite {
   op: SinkOperation;
   outcome: WriteOutcome;
   bumpVersionTo?: number;
+  /** The downstream held a newer version than the row, or another body at it. */
+  ahead?: true;
+  /**
+   * The engine was read before this write and held a version below it (no force): reading the
+   * version back then tells the write landed. A blind write (write-first) or a forced one may
+   * meet a document the engine already held at that version, with another body.
+   */
+  versionSuffices?: boolean;
 }
 
 /** A write the downstream accepted (or refused as older): to be read back. */
@@ -52,7 +59,7 @@ interface AcceptedWrite extends PlannedWrite {
 
 export async function syncCollection(ctx: BatchContext, collection: Collection<any>, jobs: { job: JobRow; args: SyncJobArgs }[], ledger: Ledger): Promise<void> {
   const writingFirst = ctx.writeFirst?.use(collection) === true;
-  const entities = await load(ctx, collection, jobs, !writingFirst);
+  const entities = await load(ctx, collection, jobs);
   await ctx.loaded?.();
   const sinkOpts: SinkCallOptions = { signal: ctx.signal, retries: ctx.sinkRetries };
 
@@ -71,7 +78,7 @@ export async function syncCollection(ctx: BatchContext, collection: Collection<a
   let after: Map<string, DownstreamState>;
   try {
     after = await timeStage("readback", accepted.length, () =>
-      readBack(ctx.sink, collection.index, accepted.map((w) => ({ id: w.entity.id, op: w.op, written: w.written })), sinkOpts),
+      readBack(ctx.sink, collection.index, accepted.map((w) => ({ id: w.entity.id, op: w.op, written: w.written && w.versionSuffices === true })), sinkOpts),
     );
   } catch (err) {
     ledger.retry(accepted.flatMap((w) => w.entity.jobs), `read-back failed: ${String(err)}`);
@@ -90,8 +97,7 @@ async function readThenWrite(ctx: BatchContext, collection: Collection<any>, ent
     return [];
   }
   await reloadReborn(ctx, collection, entities, before);
-  const toDecide = await confirmLean(ctx, collection, entities, before, ledger);
-  const decided = timeStageSync("build", toDecide.length, () => decide(collection, toDecide, before, ledger));
+  const decided = timeStageSync("build", entities.length, () => decide(collection, entities, before, ledger));
   if (ctx.writeFirst) {
     // How many got the write they would have got without the read (their own version, no bump).
     const eligible = entities.filter((e) => e.row !== undefined && !e.force).length;
@@ -151,16 +157,14 @@ async function writeFirst(ctx: BatchContext, collection: Collection<any>, entiti
 }
 
 /**
- * Load: groups the jobs by entity and reads the rows they name, in one statement. `lean` (a
- * pass that reads the downstream first, of a collection without its own `load`) reads only what
- * a confirmation needs: most entities of a live queue are current, and their documents are
- * never built (`confirmLean` reads the full rows of the others).
+ * Load: groups the jobs by entity and reads the rows they name, in one statement. Whole rows,
+ * always: a confirmation compares the document the row builds with the content hash of the one
+ * the engine holds at its version.
  */
-async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job: JobRow; args: SyncJobArgs }[], lean: boolean): Promise<Entity[]> {
+async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job: JobRow; args: SyncJobArgs }[]): Promise<Entity[]> {
   const byId = new Map<string, Entity>();
-  lean &&= collection.load === undefined;
   for (const { job, args } of jobs) {
-    const e = byId.get(args.id) ?? { id: args.id, jobs: [], force: false, deleteVersion: 0, row: undefined, lean, embedPending: false };
+    const e = byId.get(args.id) ?? { id: args.id, jobs: [], force: false, deleteVersion: 0, row: undefined, embedPending: false };
     e.jobs.push(job);
     e.force ||= args.force === true;
     e.deleteVersion = Math.max(e.deleteVersion, args.version ?? 0);
@@ -168,7 +172,7 @@ async function load(ctx: BatchContext, collection: Collection<any>, jobs: { job:
   }
   let rows: Map<string, Row>;
   try {
-    rows = await timeStage("load", byId.size, () => (lean ? loadRowStates : loadRows)(ctx.trx, collection, [...byId.keys()]));
+    rows = await timeStage("load", byId.size, () => loadRows(ctx.trx, collection, [...byId.keys()]));
   } catch (err) {
     throw new Error(`loading ${collection.table} rows failed: ${String(err)}`, { cause: err });
   }
@@ -200,44 +204,8 @@ async function reloadReborn(ctx: BatchContext, collection: Collection<any>, enti
   const rows = await timeStage("load", absent.length, () => loadRows(ctx.trx, collection, absent.map((e) => e.id)));
   const reborn = absent.filter((e) => rows.has(e.id));
   if (reborn.length === 0) return;
-  for (const e of reborn) {
-    e.row = rows.get(e.id);
-    e.lean = false;
-  }
+  for (const e of reborn) e.row = rows.get(e.id);
   await markPending(ctx, collection, reborn);
-}
-
-/**
- * Confirms the lean-read entities the matrix confirms as they stand, and reads the full rows of
- * the other lean ones (one statement; a row changed since is decided as it is now). Returns the
- * entities left to decide.
- */
-async function confirmLean(ctx: BatchContext, collection: Collection<any>, entities: Entity[], before: ReadonlyMap<string, DownstreamState>, ledger: Ledger): Promise<Entity[]> {
-  const toDecide: Entity[] = [];
-  const toLoad: Entity[] = [];
-  for (const e of entities) {
-    if (!e.lean) toDecide.push(e);
-    else if (confirmsLean(collection, e, before.get(e.id))) ledger.confirm(e.jobs, "up_to_date");
-    else (e.row === undefined ? toDecide : toLoad).push(e);
-  }
-  if (toLoad.length > 0) {
-    const rows = await timeStage("load", toLoad.length, () => loadRows(ctx.trx, collection, toLoad.map((e) => e.id)));
-    for (const e of toLoad) {
-      e.row = rows.get(e.id);
-      toDecide.push(e);
-    }
-  }
-  for (const e of toDecide) e.lean = false;
-  return toDecide;
-}
-
-/** `confirmsAsIs` on a lean row; a version that is not one is left to `decide` (which parks the job). */
-function confirmsLean(collection: Collection<any>, e: Entity, downstream: DownstreamState | undefined): boolean {
-  try {
-    return confirmsAsIs({ collection, id: e.id, row: e.row, downstream, force: e.force, deleteVersion: e.deleteVersion, embedPending: e.embedPending });
-  } catch {
-    return false;
-  }
 }
 
 /** Decide: the verification matrix for every entity; confirmed ones settle here, the rest need a write. */
@@ -252,7 +220,11 @@ function decide(collection: Collection<any>, entities: readonly Entity[], before
       continue;
     }
     if (plan.action === "confirm") ledger.confirm(entity.jobs, "up_to_date");
-    else planned.push({ entity, op: plan.op, outcome: plan.outcome, ...(plan.bumpVersionTo !== undefined ? { bumpVersionTo: plan.bumpVersionTo } : {}) });
+    else {
+      const held = before.get(entity.id)?.version ?? 0;
+      const versionSuffices = !("force" in plan.op && plan.op.force === true) && held < plan.op.version;
+      planned.push({ entity, op: plan.op, outcome: plan.outcome, versionSuffices, ...(plan.bumpVersionTo !== undefined ? { bumpVersionTo: plan.bumpVersionTo } : {}), ...(plan.ahead ? { ahead: plan.ahead } : {}) });
+    }
   }
   return planned;
 }
@@ -280,6 +252,9 @@ async function leapfrog(ctx: BatchContext, collection: Collection<any>, planned:
     ctx.idTypes.get(collection),
     bumps.map((w) => ({ id: w.entity.id, above: w.bumpVersionTo! - 1, seen: rowVersion(collection, w.entity.row) })),
   );
+  // Documents ahead of their rows, counted for restore_detected (many in a short window: the rows went back).
+  const ahead = bumps.filter((w) => w.ahead && raised.has(w.entity.id)).length;
+  if (ahead > 0) await recordAhead(ctx.trx, new Map([[collection.name, ahead]]));
   for (const w of bumps) {
     const version = raised.get(w.entity.id);
     if (version === undefined) ledger.retry(w.entity.jobs, "the row changed, or another transaction held it, while its repair was planned; retrying");

@@ -8,6 +8,7 @@ import type { OptionDefaults } from "../resolve-options.js";
 import type { Sink } from "../sink.js";
 import type { WakeListenerOptions } from "../wake/wake-listener.js";
 import type { WriteFirstMode } from "./write-first.js";
+import type { VersionFloorResult } from "../ops/version-floor.js";
 
 export interface DrainerOptions {
   db: Kysely<any>;
@@ -73,6 +74,14 @@ export interface DrainerOptions {
    * Default 10000.
    */
   fanoutChunkSize?: number;
+  /**
+   * Check the version floor (`checkVersionFloor`) when the loop starts and before
+   * `drainUntilEmpty`: raise `tether.version_seq` above the highest version each collection's
+   * index holds, so a Postgres that went back in time (a restore, a point-in-time recovery, a
+   * failover) hands out no version the engine holds. A failed check is logged and retried at the
+   * next start; the maintenance leader checks each cycle too. Default true.
+   */
+  versionFloor?: boolean;
 }
 
 /** The defaults documented on `DrainerOptions`, and how each value is validated. */
@@ -89,6 +98,7 @@ export const DRAINER_DEFAULTS: OptionDefaults<Omit<DrainerOptions, "db" | "sink"
   entityEvents: [true, "boolean"],
   writeFirst: ["auto", ["auto", "always", "never"]],
   fanoutChunkSize: [10_000, "positive integer"],
+  versionFloor: [true, "boolean"],
 };
 
 /** Why the loop started a pass. */
@@ -116,4 +126,6 @@ export interface DrainerEvents {
   wake: [{ source: "notify" | "listening"; payload: string }];
   /** The wake-up session is listening (again). */
   listening: [];
+  /** A version floor check finished (see `DrainerOptions.versionFloor`). */
+  versionFloor: [VersionFloorResult[]];
 }

@@ -18,6 +18,7 @@ import { WriteFirstPolicy } from "./write-first.js";
 import { EngineTurns, runPipeline, type ClaimedBatch, type EngineTurn } from "./pass-pipeline.js";
 import { expandFanouts, type FanoutCounts, type FanoutPassResult } from "./fan-out-pass.js";
 
+import { checkVersionFloor } from "../ops/version-floor.js";
 import { DRAINER_DEFAULTS, type DrainerEvents, type DrainerOptions, type DrainResult, type PassReason } from "./drainer-options.js";
 
 export { DRAINER_DEFAULTS, type DrainerEvents, type DrainerOptions, type DrainResult, type PassReason } from "./drainer-options.js";
@@ -211,6 +212,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
 
   /** Drains until a pass claims nothing (or `maxPasses`), returning the summed counts. */
   async drainUntilEmpty(opts: { maxPasses?: number; onPass?: (r: DrainResult) => void } = {}): Promise<DrainResult> {
+    await this.checkFloor();
     const total: DrainResult = { ...emptyCounts(), durationMs: 0 };
     const started = performance.now();
     let passes = 0;
@@ -230,6 +232,20 @@ export class Drainer extends EventEmitter<DrainerEvents> {
       if (results.every((r) => r.claimed === r.retried && r.claimed < this.options.batchSize && r.expired === 0)) break;
     }
     return total;
+  }
+
+  /**
+   * The version floor (`DrainerOptions.versionFloor`): never throws; a failed check is logged
+   * and left to the next start and to the maintenance leader.
+   */
+  private async checkFloor(): Promise<void> {
+    if (!this.options.versionFloor) return;
+    try {
+      const results = await checkVersionFloor({ db: this.options.db, sink: this.options.sink, collections: this.options.collections, logger: this.options.logger, call: { retries: this.options.sinkRetries } });
+      this.emit("versionFloor", results);
+    } catch (err) {
+      this.options.logger.warn({ err: String(err) }, "version floor check failed; the maintenance leader checks again each cycle");
+    }
   }
 
   /**
@@ -260,6 +276,7 @@ export class Drainer extends EventEmitter<DrainerEvents> {
     this.stopping = false;
     if (this.options.listen) this.startListener(this.options.listen);
     this.loop = (async () => {
+      await this.checkFloor();
       let reason: PassReason = "start";
       while (!this.stopping) {
         this.phase = "running";

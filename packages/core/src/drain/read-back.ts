@@ -4,15 +4,22 @@ import type { DownstreamState, SinkCallOptions, SinkOperation, Sink } from "../s
 export interface ReadBackWrite {
   id: string;
   op: SinkOperation;
-  /** The bulk reported this item written (not refused as older). */
+  /**
+   * The bulk reported this item written (not refused as older) over a version the engine was
+   * read to hold below it: its version alone then tells it landed. Any other write (refused,
+   * blind, forced) is read back whole, content hash included.
+   */
   written: boolean;
 }
 
 /**
- * Reads back what a drain batch wrote, realtime. A write the bulk reported done is read by
- * version only (when the sink can): finding exactly the version we wrote confirms it holds
- * what we wrote, since external versioning lets nothing else land at that version but a
- * forced rewrite of the same row version. A missing or different version (an item the engine
+ * Reads back what a drain batch wrote, realtime. A write the bulk reported done over a version
+ * the engine was read to hold below it is read by version only (when the sink can): finding
+ * exactly the version we wrote confirms it holds what we wrote, since external versioning lets
+ * nothing else land at that version but a forced rewrite of the same row version. A blind or
+ * forced write is read whole: the engine may have held that very version already, with another
+ * body (a version handed out twice after Postgres went back in time), and the bulk's "created"
+ * alone confirms nothing. A missing or different version (an item the engine
  * dropped while answering "created", or a newer write since) falls back to a full state read,
  * as do refused writes and deletes. Nothing is confirmed from the bulk's answer alone.
  */

@@ -7,7 +7,8 @@ export type AlertName =
   | "parked_jobs"
   | "oldest_due_job_too_old"
   | "verify_drift_found"
-  | "verify_overdue";
+  | "verify_overdue"
+  | "restore_detected";
 
 export interface AlertThresholds {
   /** Low watermark of confirmed completions per minute (parked and expired do not count). Default 1. */
@@ -57,6 +58,14 @@ export interface AlertThresholds {
    * Default 10800 (3 h: three intervals of the drainer's default hourly schedule).
    */
   verifyMaxAgeSeconds?: number;
+  /**
+   * Documents drain passes may find ahead of their rows (newer than the row, or another body at
+   * its version) within `restoreAheadWindowMinutes` before `restore_detected` fires; it fires
+   * regardless while a version floor check that raised the sequence is not settled. Default 100.
+   */
+  restoreAheadMax?: number;
+  /** Window of `restoreAheadMax`. Default 60 minutes. */
+  restoreAheadWindowMinutes?: number;
 }
 
 export type ResolvedAlertThresholds = Required<AlertThresholds>;

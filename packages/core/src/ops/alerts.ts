@@ -7,12 +7,13 @@ import { databaseNow } from "../store/session-store.js";
 import { readQueueGauges } from "./queue-read-model.js";
 import type { AlertStatus, AlertThresholds, AlertsReport, ResolvedAlertThresholds } from "./alert-types.js";
 import { verifyAlerts } from "./verify-alerts.js";
+import { restoreAlert } from "./restore-alert.js";
 
 export type { AlertName, AlertStatus, AlertThresholds, AlertsReport, ResolvedAlertThresholds } from "./alert-types.js";
 
 /**
- * Tether's own evaluation of the queue and verify alerts, from Postgres alone (tether.job, dead_job,
- * job_stat, queue_sample, verify_run): what `tether alerts`, the drainer's /alerts and the API's
+ * Tether's own evaluation of the queue, verify and restore alerts, from Postgres alone (tether.job,
+ * dead_job, job_stat, queue_sample, verify_run, version_floor, ahead_stat): what `tether alerts`, the drainer's /alerts and the API's
  * /admin/alerts report, with or without Prometheus. Defaults match infra/prometheus/tether-rules.yml.
  */
 
@@ -28,6 +29,8 @@ export const ALERT_DEFAULTS: OptionDefaults<AlertThresholds> = {
   oldestDueJobMaxAgeSeconds: [600, "non-negative number"],
   verifyDriftMax: [0, "non-negative number"],
   verifyMaxAgeSeconds: [10_800, "positive number"],
+  restoreAheadMax: [100, "non-negative number"],
+  restoreAheadWindowMinutes: [60, "positive number"],
 };
 
 /** Fills defaults and validates once. */
@@ -145,6 +148,6 @@ export async function evaluateAlerts(
     ],
   };
 
-  const alerts = [completion, queue, expired, parked, oldest, ...(await verifyAlerts(db, t, now, opts.collections, opts.scheduleStartedAt))];
+  const alerts = [completion, queue, expired, parked, oldest, ...(await verifyAlerts(db, t, now, opts.collections, opts.scheduleStartedAt)), await restoreAlert(db, t, now)];
   return { firing: alerts.some((a) => a.firing), at: now, alerts };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { resolveOptions, type OptionDefaults } from "../resolve-options.js";
 import { jobTableTuples, vacuumJobTable } from "../store/job-store.js";
 import { pruneJobStats } from "../store/job-stat-store.js";
+import { pruneAheadStats } from "../store/version-floor-store.js";
 import { insertQueueSample, pruneQueueSamples, recentQueueSampleExists } from "../store/queue-sample-store.js";
 import { setStatementTimeout, tryAdvisoryXactLock } from "../store/session-store.js";
 import { pruneHeartbeats } from "../store/drainer-heartbeat-store.js";
@@ -110,6 +111,8 @@ export async function runMaintenance(db: Kysely<any>, opts: MaintenanceOptions &
       await insertQueueSample(trx, sample);
     }
     const prunedStats = await pruneJobStats(trx, { retentionDays: o.statRetentionDays, limit: o.pruneLimit, ...pinned });
+    // Documents found ahead of their rows (restore_detected) are kept as long as completion counts.
+    await pruneAheadStats(trx, { retentionDays: o.statRetentionDays, limit: o.pruneLimit, ...pinned });
     const prunedSamples = await pruneQueueSamples(trx, { retentionMs: o.sampleRetentionMs, limit: o.pruneLimit, ...pinned });
     // Entities written to since twice the sample interval ago (at least a minute) may have
     // gone over the per-entity bound; older ones were checked by an earlier pass.

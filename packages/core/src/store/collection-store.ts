@@ -73,20 +73,6 @@ export async function loadRows(trx: Db, collection: Collection<any>, ids: readon
 }
 
 /**
- * The id, version and deleted columns of the rows with these ids, by id as text: what the
- * verification matrix decides a confirmation on (`confirmsAsIs`), without the document's
- * columns (a drain pass whose entities are current never needs those). From the table itself:
- * a collection with its own `load` reads its rows through it (`loadRows`).
- */
-export async function loadRowStates(trx: Db, collection: Collection<any>, ids: readonly string[]): Promise<Map<string, Row>> {
-  if (ids.length === 0) return new Map();
-  const columns = [collection.idColumn, collection.versionColumn, ...(collection.deletedColumn ? [collection.deletedColumn] : [])];
-  const found = await sql<Row>`SELECT ${sql.join(columns.map((c) => sql.ref(c)))} FROM ${sql.table(collection.table)}
-    WHERE ${sql.ref(collection.idColumn)} = ANY(${arrayLiteral(ids)})`.execute(trx);
-  return new Map(found.rows.map((r) => [String(r[collection.idColumn]), r]));
-}
-
-/**
  * Raises rows' versions past what the downstream holds (`above`), each only if the row still
  * has the version it was read at (so a write that committed meanwhile wins). Each row takes
  * `tether.next_version(above)`: a version never handed out before and never handed out again,

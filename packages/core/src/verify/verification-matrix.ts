@@ -1,5 +1,6 @@
 import type { Collection } from "../collection.js";
 import type { DownstreamState, SinkOperation } from "../sink.js";
+import { contentHash } from "./content-hash.js";
 
 /**
  * The verification matrix: for one entity, what Postgres holds × what the downstream holds ×
@@ -23,6 +24,7 @@ import type { DownstreamState, SinkOperation } from "../sink.js";
  * | live v          | nothing         | index at v          | index at v (force)       | document at exactly v         | missing      |
  * | live v          | document w < v  | index at v          | index at v (force)       | document at exactly v         | stale        |
  * | live v          | document w = v  | confirm             | index at v (force)       | document at exactly v         | —            |
+ * | live v          | document w = v, another body | bump, index at w+1 | bump, index at w+1 | document at exactly w+1 | content (deep verify) |
  * | live v          | document w > v  | bump, index at w+1  | bump, index at w+1       | document at exactly w+1       | stale        |
  * | live v          | tombstone w < v | index at v          | index at v (force)       | document at exactly v         | missing      |
  * | live v          | tombstone w = v | bump, index at w+1  | bump, index at w+1       | document at exactly w+1       | missing      |
@@ -45,6 +47,15 @@ import type { DownstreamState, SinkOperation } from "../sink.js";
  *   lasts `index.gc_deletes` (60 s), while a tombstone lasts until maintenance purges it after
  *   the tombstone retention (`purgeTombstones`). With no delete version (a job that only names
  *   the entity) nothing or any tombstone is equal.
+ * - A live document at the row's version is the row's only when its content hash (`tether.content`,
+ *   stored with every document the sink writes) is the hash of the document built from the row:
+ *   a version is unique only while `tether.version_seq` moves forward, and a Postgres restored
+ *   from a backup (a point-in-time recovery, a failover to a lagging replica) hands versions out
+ *   again that the engine already holds, for other bodies, often of the same entity. Such a
+ *   document ("another body") is rewritten past itself, as one ahead of the row is; the
+ *   read-back of a write compares the body too, whenever the engine might have held the written
+ *   version before the write (`readBack`). A document without a hash (a sink that records none,
+ *   or one written before) is compared by version alone.
  * - External versioning refuses a write at or below what the downstream holds: a downstream
  *   ahead of Postgres (edited behind tether's back) is overtaken by bumping the row first, and a
  *   tombstone over a live document at the same version goes one past it.
@@ -69,24 +80,53 @@ export type WriteOutcome = "repaired" | "forced" | "deleted_downstream";
 export type PostgresState = "absent" | "live" | "deleted";
 
 /** What the downstream holds for one entity, relative to the row's version. */
-export type DownstreamCell = "nothing" | "document_older" | "document_equal" | "document_newer" | "tombstone_older" | "tombstone_equal" | "tombstone_newer";
+export type DownstreamCell =
+  | "nothing"
+  | "document_older"
+  | "document_equal"
+  /** A live document at the row's version whose content hash is not the row's document's. */
+  | "document_other_body"
+  | "document_newer"
+  | "tombstone_older"
+  | "tombstone_equal"
+  | "tombstone_newer";
 
 export const POSTGRES_STATES: readonly PostgresState[] = ["absent", "live", "deleted"];
 export const DOWNSTREAM_CELLS: readonly DownstreamCell[] = [
   "nothing",
   "document_older",
   "document_equal",
+  "document_other_body",
   "document_newer",
   "tombstone_older",
   "tombstone_equal",
   "tombstone_newer",
 ];
 
-/** The downstream's cell against version `v` (for a missing row, compare against 0). */
-export function downstreamCell(ds: DownstreamState | undefined, v: number): DownstreamCell {
+/**
+ * The downstream's cell against version `v` (for a missing row, compare against 0). `content`
+ * is the hash of the document built from the row: a live document at `v` with another hash is
+ * "document_other_body" (without either hash, "document_equal").
+ */
+export function downstreamCell(ds: DownstreamState | undefined, v: number, content?: string): DownstreamCell {
   if (!ds) return "nothing";
   const rel = ds.version < v ? "older" : ds.version === v ? "equal" : "newer";
+  if (!ds.deleted && rel === "equal" && !sameBody(ds, content)) return "document_other_body";
   return `${ds.deleted ? "tombstone" : "document"}_${rel}`;
+}
+
+/** Whether a live document holds the body hashed `content`; true when either hash is unknown. */
+function sameBody(ds: DownstreamState, content: string | undefined): boolean {
+  return ds.content === undefined || content === undefined || ds.content === content;
+}
+
+/**
+ * The hash of the document `row` builds, when it decides something: a live document downstream
+ * at the row's version that carries a hash of its own. Builds the document only then.
+ */
+function rowContent<Row>(collection: Collection<Row>, row: Row, ds: DownstreamState | undefined, v: number): string | undefined {
+  if (!ds || ds.deleted || ds.version !== v || ds.content === undefined) return undefined;
+  return contentHash(collection.toDocument(row));
 }
 
 export type EntityPlan =
@@ -97,6 +137,11 @@ export type EntityPlan =
       outcome: WriteOutcome;
       /** The downstream is ahead of Postgres (edited behind tether's back): bump the row to this version first. */
       bumpVersionTo?: number;
+      /**
+       * The downstream holds a newer version than the row, or another body at it: the rows went
+       * back (a restore) or the index was edited behind tether's back. Counted for `restore_detected`.
+       */
+      ahead?: true;
     };
 
 export interface PlanInput<Row> {
@@ -133,8 +178,8 @@ export function desiredOperation<Row>(collection: Collection<Row>, id: string, r
 
 /**
  * The matrix's "confirm" cells: whether the entity is confirmed as it stands, without a write.
- * Reads the row's version and deleted state only, never its document, so a drain pass can
- * decide this on a lean read of the row. Throws when the version is not one.
+ * Builds the row's document only to compare it with a live document at the row's version that
+ * carries a content hash. Throws when the version is not one, or the document cannot be built.
  */
 export function confirmsAsIs<Row>(input: PlanInput<Row>): boolean {
   const { collection, row, downstream: ds, force } = input;
@@ -146,8 +191,9 @@ export function confirmsAsIs<Row>(input: PlanInput<Row>): boolean {
   if (force || !ds) return false;
   if (input.embedPending && pg === "live") return false;
   const v = rowVersion(collection, row!);
-  // tombstone_equal or tombstone_newer; document_equal.
-  return pg === "deleted" ? ds.deleted && ds.version >= v : !ds.deleted && ds.version === v;
+  // tombstone_equal or tombstone_newer; document_equal (the same body).
+  if (pg === "deleted") return ds.deleted && ds.version >= v;
+  return !ds.deleted && ds.version === v && sameBody(ds, rowContent(collection, row!, ds, v));
 }
 
 /** The matrix's "normal job" and "forced job" columns for one entity. Throws when the document cannot be built. */
@@ -161,7 +207,7 @@ export function planEntity<Row>(input: PlanInput<Row>): EntityPlan {
     return { action: "write", op: { kind: "tombstone", id, version }, outcome: "deleted_downstream" };
   }
   const v = rowVersion(collection, row!);
-  const cell = downstreamCell(ds, v);
+  const cell = downstreamCell(ds, v, pg === "live" ? rowContent(collection, row!, ds, v) : undefined);
   const forced = force ? { force } : {};
   if (pg === "deleted") {
     const version = cell === "document_equal" || cell === "document_newer" || cell === "tombstone_newer" ? ds!.version + 1 : v;
@@ -170,23 +216,30 @@ export function planEntity<Row>(input: PlanInput<Row>): EntityPlan {
   const outcome = force ? "forced" : "repaired";
   // A change still to expand: the document is rewritten from the rows as they are now; when the
   // downstream's version would refuse that write (equal or ahead), the row is raised past it first.
-  const mustBump = cell === "document_newer" || cell === "tombstone_equal" || cell === "tombstone_newer" || (input.embedPending === true && cell === "document_equal");
+  // Another body at the row's version: its version was handed out twice (Postgres went back in time).
+  const mustBump = cell === "document_newer" || cell === "document_other_body" || cell === "tombstone_equal" || cell === "tombstone_newer" || (input.embedPending === true && cell === "document_equal");
   if (mustBump) {
     const bumped = ds!.version + 1;
     const bumpedRow = { ...(row as Record<string, unknown>), [collection.versionColumn]: bumped } as Row;
-    return { action: "write", op: desiredOperation(collection, id, bumpedRow, bumped), outcome, bumpVersionTo: bumped };
+    const ahead = cell === "document_newer" || cell === "document_other_body" || cell === "tombstone_newer" ? { ahead: true as const } : {};
+    return { action: "write", op: desiredOperation(collection, id, bumpedRow, bumped), outcome, bumpVersionTo: bumped, ...ahead };
   }
   return { action: "write", op: desiredOperation(collection, id, row!, v, force), outcome };
 }
 
-/** The matrix's "confirmed when" column: true when what the downstream holds now confirms `row` at `version` (default: the row's). */
-export function isConfirmed<Row>(collection: Collection<Row>, row: Row | undefined, ds: DownstreamState | undefined, version?: number): boolean {
+/**
+ * The matrix's "confirmed when" column: true when what the downstream holds now confirms `row` at
+ * `version` (default: the row's). `content` is the hash of the document written (default: of the
+ * row's), compared with a live document's own hash when it carries one.
+ */
+export function isConfirmed<Row>(collection: Collection<Row>, row: Row | undefined, ds: DownstreamState | undefined, version?: number, content?: string): boolean {
   const pg = postgresState(collection, row);
   // A hard-deleted row: a tombstone at or above the version written (any, or nothing, when none was).
   if (pg === "absent") return version === undefined ? ds === undefined || ds.deleted : ds !== undefined && ds.deleted && ds.version >= version;
   const v = version ?? rowVersion(collection, row!);
   if (pg === "deleted") return ds !== undefined && ds.deleted && ds.version >= v;
-  return ds !== undefined && !ds.deleted && ds.version === v;
+  if (ds === undefined || ds.deleted || ds.version !== v) return false;
+  return sameBody(ds, content ?? rowContent(collection, row!, ds, v));
 }
 
 export type ReadBackVerdict =
@@ -207,8 +260,10 @@ export function readBackVerdict<Row>(
   after: DownstreamState | undefined,
   conflictVersion?: number,
 ): ReadBackVerdict {
-  if (isConfirmed(collection, row, after, op.kind === "delete" ? undefined : op.version)) return { confirmed: true };
-  const reason = `not confirmed on read-back: wrote ${op.kind} v${op.version}, downstream has ${after ? `${after.deleted ? "tombstone" : "document"} v${after.version}` : "nothing"}`;
+  const written = op.kind === "index" && after?.content !== undefined ? contentHash(op.document) : undefined;
+  if (isConfirmed(collection, row, after, op.kind === "delete" ? undefined : op.version, written)) return { confirmed: true };
+  const other = after && !after.deleted && after.version === op.version ? " with another body" : "";
+  const reason = `not confirmed on read-back: wrote ${op.kind} v${op.version}, downstream has ${after ? `${after.deleted ? "tombstone" : "document"} v${after.version}${other}` : "nothing"}`;
   const deleteMarker = !after && row !== undefined && conflictVersion !== undefined && op.kind !== "delete";
   return { confirmed: false, reason, ...(deleteMarker ? { bumpVersionTo: conflictVersion + 1 } : {}) };
 }

@@ -15,6 +15,7 @@ import { deepVerifyCollection } from "./deep-verify.js";
 import { embedDrift } from "./embed-drift.js";
 import { verifyCollection, verifyWindows } from "./verify-collection.js";
 import { scheduleDecision } from "./verify-schedule.js";
+import { unsettledRestores } from "../store/version-floor-store.js";
 
 /**
  * Anti-entropy on a schedule: the drainer's maintenance leader calls `runDue` after its passes,
@@ -38,6 +39,12 @@ export interface VerifyScheduleOptions {
   bucketSize?: number;
   /** Top-level buckets per window, i.e. between two checkpoints. Default 20. */
   window?: number;
+  /**
+   * After a restore (a version floor check found the engine ahead of the sequence: see
+   * `checkVersionFloor`), a fast run of that collection starts at once and again every this long
+   * until one finishes clean. Default 300000 (5 min).
+   */
+  afterRestoreMs?: number;
 }
 
 export const VERIFY_SCHEDULE_DEFAULTS: OptionDefaults<VerifyScheduleOptions> = {
@@ -48,6 +55,7 @@ export const VERIFY_SCHEDULE_DEFAULTS: OptionDefaults<VerifyScheduleOptions> = {
   leaseMs: [60_000, "positive integer"],
   bucketSize: [10_000, "positive integer"],
   window: [20, "positive integer"],
+  afterRestoreMs: [300_000, "positive integer"],
 };
 
 /** What one scheduled run did (its process's share, and the run's totals). */
@@ -106,12 +114,15 @@ export class VerifyScheduler {
    */
   async runDue(signal?: AbortSignal, onResult?: (r: ScheduledVerifyResult) => void): Promise<ScheduledVerifyResult[]> {
     const results: ScheduledVerifyResult[] = [];
+    // Collections a restore left unsettled: their fast run is due sooner (see `afterRestoreMs`).
+    const restores = new Map((await unsettledRestores(this.db)).map((r) => [r.collection, r.at]));
     for (const [mode, intervalMs] of [["fast", this.options.fastIntervalMs], ["deep", this.options.deepIntervalMs]] as const) {
       if (intervalMs <= 0) continue;
       for (const collection of this.collections) {
         signal?.throwIfAborted();
         const { now, states } = await scheduledRunStates(this.db, mode);
-        const decision = scheduleDecision(states.get(collection.name), now, intervalMs);
+        const restore = mode === "fast" ? restores.get(collection.name) : undefined;
+        const decision = scheduleDecision(states.get(collection.name), now, intervalMs, restore && { at: restore, intervalMs: this.options.afterRestoreMs });
         if (decision.action === "wait") continue;
         const run =
           decision.action === "start"
