@@ -51,6 +51,13 @@ BEGIN
   RETURN NULL;
 END $$;
 
+CREATE TABLE tether.ahead_stat (
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    collection text NOT NULL,
+    count integer NOT NULL,
+    CONSTRAINT ahead_stat_count_check CHECK ((count > 0))
+);
+
 CREATE TABLE tether.audit_log (
     id bigint NOT NULL,
     at timestamp with time zone DEFAULT now() NOT NULL,
@@ -314,6 +321,16 @@ ALTER TABLE tether.verify_run ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE TABLE tether.version_floor (
+    collection text NOT NULL,
+    engine_highest bigint NOT NULL,
+    sequence_next bigint NOT NULL,
+    checked_at timestamp with time zone DEFAULT now() NOT NULL,
+    restore_at timestamp with time zone,
+    restore_engine_highest bigint,
+    restore_sequence_next bigint
+);
+
 CREATE SEQUENCE tether.version_seq
     START WITH 1
     INCREMENT BY 1
@@ -365,6 +382,11 @@ ALTER TABLE ONLY tether.verify_result
 
 ALTER TABLE ONLY tether.verify_run
     ADD CONSTRAINT verify_run_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY tether.version_floor
+    ADD CONSTRAINT version_floor_pkey PRIMARY KEY (collection);
+
+CREATE INDEX ahead_stat_at_idx ON tether.ahead_stat USING btree (at);
 
 CREATE INDEX audit_log_at_idx ON tether.audit_log USING btree (at);
 

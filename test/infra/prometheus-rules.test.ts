@@ -52,7 +52,7 @@ describe("Tether Prometheus alerting rules", () => {
   it("are accepted by promtool check rules", () => {
     const result = run("promtool", ["check", "rules", rulesPath]);
     expect(result.status, result.output).toBe(0);
-    expect(result.output).toContain("SUCCESS: 8 rules found");
+    expect(result.output).toContain("SUCCESS: 9 rules found");
   });
 
   it("pass their promtool unit tests", () => {
@@ -73,6 +73,7 @@ describe("Tether Prometheus alerting rules", () => {
       "TetherQueueSampleStale",
       "TetherVerifyDriftFound",
       "TetherVerifyOverdue",
+      "TetherRestoreDetected",
     ]);
     const cases = [
       ...readFileSync(rulesTestPath, "utf8").matchAll(/^\s*alertname: (\w+)\s*\n\s*exp_alerts:[ \t]*(\[\])?/gm),
@@ -111,6 +112,16 @@ describe("Tether Prometheus alerting rules", () => {
     expect(result.status).not.toBe(0);
     expect(result.output).toContain("FAILED");
     expect(result.output).toContain("verify overdue fires for a collection that never completed a run");
+  });
+
+  it("make promtool test rules fail when the restore alert stops counting documents ahead of their rows", () => {
+    const testFile = mutatedCopy(scratch, {
+      rules: (s) => s.replace("\n            or max by (collection) (tether_restore_documents_ahead) > 100", ""),
+    });
+    const result = run("promtool", ["test", "rules", testFile], scratch);
+    expect(result.status).not.toBe(0);
+    expect(result.output).toContain("FAILED");
+    expect(result.output).toContain("restore detected fires on many documents ahead of their rows");
   });
 
   it("make promtool test rules fail when the queue-length alert stops excluding fan-out tags", () => {

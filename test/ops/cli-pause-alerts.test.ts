@@ -46,7 +46,7 @@ describe("tether pause, resume and alerts", () => {
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { firing: boolean; alerts: { name: string; firing: boolean }[] };
     expect(report.firing).toBe(false);
-    expect(report.alerts).toHaveLength(7);
+    expect(report.alerts).toHaveLength(8);
   });
 
   it("pauses a lane by collection name so a running drainer skips it, and resumes it by job name", async () => {

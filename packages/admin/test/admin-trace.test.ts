@@ -113,7 +113,7 @@ describe("tracing entities, verify runs, drainers and the overview", () => {
     expect(o.completion.bucketSeconds).toBe(60);
     expect(o.completion.buckets.reduce((n: number, b: { confirmed: number }) => n + b.confirmed, 0)).toBe(3); // one confirmed job in each of the first three tests
     expect(o.queueLength.at(-1)).toMatchObject({ liveLength: 4, totalLength: 6 });
-    expect(o.alerts.alerts).toHaveLength(7);
+    expect(o.alerts.alerts).toHaveLength(8);
     for (const a of o.alerts.alerts) expect(a.check.length).toBeGreaterThan(0);
   });
 

@@ -151,7 +151,8 @@ export interface Sink {
    * undefined when the index holds none or does not exist. The version floor (`checkVersionFloor`)
    * raises Tether's version sequence above it, so no version the engine holds is handed out
    * again after Postgres went back in time. Cheap: one aggregation the engine answers from its
-   * index of the metadata's `version` field.
+   * index of the metadata's `version` field. A search: it sees what the index's last refresh
+   * made visible (a second behind realtime by default).
    */
   highestVersion?(index: string, opts?: SinkCallOptions): Promise<number | undefined>;
   /** One bulk write; one result per operation, in order. Throws RetryableSinkError when unreachable. */

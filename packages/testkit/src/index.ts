@@ -28,3 +28,4 @@ export * from "./services/secure-elasticsearch.js";
 export * from "./services/test-certificates.js";
 export * from "./verifying-proxy.js";
 export * from "./sigv4-check.js";
+export { withoutContent } from "./without-content.js";

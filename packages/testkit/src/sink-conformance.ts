@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { entityHash, RetryableSinkError, type Sink, type SinkOperation } from "@tether/core";
+import { contentHash, entityHash, RetryableSinkError, type DownstreamState, type Sink, type SinkOperation } from "@tether/core";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy.js";
 
 /** How the conformance suite reaches a sink implementation. */
@@ -15,6 +15,8 @@ export interface SinkUnderTest {
 
 const MAPPINGS = { properties: { title: { type: "text" }, count: { type: "long" } } };
 const doc = (title: string, count = 1) => ({ title, count });
+/** States without their content hashes (asserted on their own), by id. */
+const plainStates = (states: ReadonlyMap<string, DownstreamState>) => Object.fromEntries([...states].map(([id, { version, deleted }]) => [id, { version, deleted }]));
 const index = (id: string, version: number, title = `v${version}`, force = false): SinkOperation => ({ kind: "index", id, version, document: doc(title), ...(force ? { force } : {}) });
 
 /**
@@ -75,7 +77,7 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       const i = await freshIndex();
       expect(await sink.write(i, [index("1", 3), index("2", 1)])).toEqual([{ id: "1", status: "ok" }, { id: "2", status: "ok" }]);
       const states = await sink.fetchStates(i, ["1", "2", "3"]);
-      expect(Object.fromEntries(states)).toEqual({ "1": { version: 3, deleted: false }, "2": { version: 1, deleted: false } });
+      expect(plainStates(states)).toEqual({ "1": { version: 3, deleted: false }, "2": { version: 1, deleted: false } });
     });
 
     it("stores any id the id rule allows as the document id, raw, and reads it back unchanged (up to 512 bytes of UTF-8)", async () => {
@@ -84,7 +86,7 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       const results = await sink.write(i, ids.map((id) => index(id, 3)));
       expect(results.map((r) => r.status)).toEqual(ids.map(() => "ok"));
       const states = await sink.fetchStates(i, ids);
-      for (const id of ids) expect(states.get(id), id).toEqual({ version: 3, deleted: false });
+      for (const id of ids) expect(states.get(id), id).toMatchObject({ version: 3, deleted: false });
       if (sink.scanDocuments) {
         await sink.refreshIndex?.(i);
         const scanned: string[] = [];
@@ -124,6 +126,32 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       expect((await sink.fetchVersions("never_created", ["1"])).size).toBe(0);
     });
 
+    it("reads each live document's content hash back with its state (when it records one): the hash of the body written, none for a tombstone", async () => {
+      const i = await freshIndex();
+      await sink.write(i, [index("1", 3, "first body"), { kind: "tombstone", id: "2", version: 4 }]);
+      const states = await sink.fetchStates(i, ["1", "2"]);
+      if (states.get("1")?.content === undefined) return;
+      expect(states.get("1")!.content).toBe(contentHash(doc("first body")));
+      expect(states.get("2")).not.toHaveProperty("content");
+      // A forced rewrite at the same version with another body: the hash follows the body.
+      await sink.write(i, [index("1", 3, "second body", true)]);
+      expect((await sink.fetchStates(i, ["1"])).get("1")!.content).toBe(contentHash(doc("second body")));
+    });
+
+    it("reports the highest version its index holds, tombstones included (when it offers highestVersion), and nothing for an empty or missing index", async () => {
+      if (!sink.highestVersion) return;
+      const i = await freshIndex();
+      expect(await sink.highestVersion(i)).toBeUndefined();
+      // A search, not a realtime read: it sees what a refresh made visible.
+      await sink.write(i, [index("1", 3), index("2", 9), { kind: "tombstone", id: "3", version: 12 }]);
+      await sink.refreshIndex?.(i);
+      expect(await sink.highestVersion(i)).toBe(12);
+      await sink.write(i, [index("3", 40)]);
+      await sink.refreshIndex?.(i);
+      expect(await sink.highestVersion(i)).toBe(40);
+      expect(await sink.highestVersion(`${i}_never_created`)).toBeUndefined();
+    });
+
     it("never lets an older or equal version overwrite a newer one; force rewrites an equal version only", async () => {
       const i = await freshIndex();
       await sink.write(i, [index("1", 5)]);
@@ -134,7 +162,7 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       expect((await sink.write(i, [index("1", 5, "forced", true)]))[0]!.status).toBe("ok");
       expect((await sink.write(i, [index("1", 4, "forced older", true)]))[0]!.status).toBe("conflict");
       expect((await sink.write(i, [index("1", 6)]))[0]!.status).toBe("ok");
-      expect((await sink.fetchStates(i, ["1"])).get("1")).toEqual({ version: 6, deleted: false });
+      expect((await sink.fetchStates(i, ["1"])).get("1")).toMatchObject({ version: 6, deleted: false });
     });
 
     it("keeps a tombstone against late writes of older versions, and lets a newer version revive the entity", async () => {
@@ -145,7 +173,7 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       expect((await sink.write(i, [index("7", 2, "late")]))[0]!.status).toBe("conflict");
       expect((await sink.fetchStates(i, ["7"])).get("7")).toEqual({ version: 3, deleted: true });
       await sink.write(i, [index("7", 4, "restored")]);
-      expect((await sink.fetchStates(i, ["7"])).get("7")).toEqual({ version: 4, deleted: false });
+      expect((await sink.fetchStates(i, ["7"])).get("7")).toMatchObject({ version: 4, deleted: false });
     });
 
     it("purges only the tombstones older than the cutoff, counting them first in a dry run", async () => {
@@ -162,7 +190,7 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
       expect(await sink.purgeTombstones!(i, { before: cutoff, dryRun: true })).toEqual({ found: 2, purged: 0, skipped: 0 });
       expect((await sink.fetchStates(i, ["1", "2"])).size).toBe(2);
       expect(await sink.purgeTombstones!(i, { before: cutoff })).toEqual({ found: 2, purged: 2, skipped: 0 });
-      expect(Object.fromEntries(await sink.fetchStates(i, ["1", "2", "3", "4", "5"]))).toEqual({
+      expect(plainStates(await sink.fetchStates(i, ["1", "2", "3", "4", "5"]))).toEqual({
         "3": { version: 1, deleted: false },
         "4": { version: 1, deleted: true },
         "5": { version: 3, deleted: false },
@@ -180,7 +208,7 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
         { kind: "delete", id: "3", version: 1 },
       ]);
       expect(results.map((r) => [r.id, r.status])).toEqual([["1", "ok"], ["2", "conflict"], ["3", "ok"]]);
-      expect(Object.fromEntries(await sink.fetchStates(i, ["1", "2", "3"]))).toEqual({ "2": { version: 4, deleted: false } });
+      expect(plainStates(await sink.fetchStates(i, ["1", "2", "3"]))).toEqual({ "2": { version: 4, deleted: false } });
     });
 
     it("classifies a document its mapping refuses as permanent without failing the other items of the bulk", async () => {
@@ -255,7 +283,7 @@ export function describeSinkConformance(name: string, target: SinkUnderTest): vo
 
       await sink.swapAlias(live, kept);
       expect(await sink.indexLayout(live)).toEqual({ kind: "alias", indices: [kept] });
-      expect(Object.fromEntries(await sink.fetchStates(live, ["1", "3"]))).toEqual({ "1": { version: 2, deleted: false } });
+      expect(plainStates(await sink.fetchStates(live, ["1", "3"]))).toEqual({ "1": { version: 2, deleted: false } });
       await expect(sink.deleteIndex(live)).rejects.toThrow(/alias/);
       await sink.deleteIndex(next);
       await sink.deleteIndex(next);

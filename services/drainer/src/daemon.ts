@@ -3,10 +3,12 @@ import type { Kysely } from "kysely";
 import type pino from "pino";
 import {
   checkVersionFloor,
+  databaseNow,
   Drainer,
   DrainerHeartbeat,
   latestQueueSample,
   purgeTombstones,
+  readRestoreFindings,
   resolveAlertThresholds,
   resolveMaintenanceOptions,
   runMaintenance,
@@ -134,6 +136,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
   const metrics = createMetricsRegistry({
     readSample: () => latestQueueSample(opts.db),
     readVerifyRuns: () => verifyRunSummaries(opts.db),
+    readRestores: { read: async () => readRestoreFindings(opts.db, alertThresholds, await databaseNow(opts.db)), collections: opts.collections.map((c) => c.name) },
     verifySchedule: () => ({
       collections: opts.collections.map((c) => c.name),
       modes: [...(verify.options.fastIntervalMs > 0 ? ["fast" as const] : []), ...(verify.options.deepIntervalMs > 0 ? ["deep" as const] : [])],

@@ -1,5 +1,6 @@
-import type { Logger, QueueSample, VerifyRunSummary } from "@tether/core/internal";
+import type { Logger, QueueSample, RestoreFindings, VerifyRunSummary } from "@tether/core/internal";
 import { observeVerifyRuns, type VerifySchedule } from "./verify-metrics.js";
+import { observeRestores } from "./restore-metrics.js";
 import { createPrometheusMetrics } from "@tether/service-kit";
 
 export interface MetricsRegistryOptions {
@@ -9,6 +10,8 @@ export interface MetricsRegistryOptions {
   readVerifyRuns?: () => Promise<VerifyRunSummary[]>;
   /** What this process schedules (read at scrape time): tether_verify_scheduled_since_timestamp_seconds covers each collection and mode. */
   verifySchedule?: () => VerifySchedule;
+  /** Reads the restore findings (restore_detected) of the configured collections. */
+  readRestores?: { read: () => Promise<RestoreFindings>; collections: readonly string[] };
   logger: Logger;
   /** service.name of the exported target_info. Default "tether-drainer". */
   serviceName?: string;
@@ -81,6 +84,7 @@ export function createMetricsRegistry(opts: MetricsRegistryOptions): MetricsRegi
   );
 
   if (opts.readVerifyRuns) observeVerifyRuns(meter, opts.readVerifyRuns, opts.logger, opts.verifySchedule);
+  if (opts.readRestores) observeRestores(meter, opts.readRestores.read, opts.readRestores.collections, opts.logger);
 
   return {
     scrape: () => registry.scrape((e) => opts.logger.warn({ err: String(e) }, "metrics collection error")),

@@ -123,7 +123,7 @@ describe("the drainer daemon", () => {
     let res = await fetch(`${base}/alerts`);
     expect(res.status).toBe(200);
     let body = (await res.json()) as { firing: boolean; alerts: { name: string; firing: boolean; value: number }[] };
-    expect(body.alerts.map((a) => a.name)).toEqual(["completion_rate_low", "queue_length_high", "expired_jobs", "parked_jobs", "oldest_due_job_too_old", "verify_drift_found", "verify_overdue"]);
+    expect(body.alerts.map((a) => a.name)).toEqual(["completion_rate_low", "queue_length_high", "expired_jobs", "parked_jobs", "oldest_due_job_too_old", "verify_drift_found", "verify_overdue", "restore_detected"]);
     expect(body.firing).toBe(false);
 
     // A job no collection handles is parked on its first pass.

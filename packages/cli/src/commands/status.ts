@@ -1,6 +1,15 @@
 import type { Command } from "commander";
 import { checkConfigSchema, indexReadiness, queueStats, type ConfigWarning, type FanoutInProgress, type GroupCounts, type IndexReport, type QueueStats } from "@tether/core";
-import { verifyKeyReadiness, verifyRunSummaries, type VerifyKeyWarning, type VerifyRunSummary } from "@tether/core/internal";
+import {
+  databaseNow,
+  describeRestore,
+  readRestoreFindings,
+  resolveAlertThresholds,
+  verifyKeyReadiness,
+  verifyRunSummaries,
+  type VerifyKeyWarning,
+  type VerifyRunSummary,
+} from "@tether/core/internal";
 import { output, table, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 import { configWarningLines } from "./config-warnings.js";
 import { renderIndexReports } from "./migrate-indexes.js";
@@ -21,7 +30,7 @@ const verifyRow = (v: VerifyRunSummary) => [
   v.running ? `${v.running.documentsCompared}/${v.running.documentsTotal}` : "-",
 ];
 
-function render(s: QueueStats & { indexes: IndexReport[]; warnings: ConfigWarning[]; verify: VerifyRunSummary[]; verifyKeys: VerifyKeyWarning[] }): string {
+function render(s: QueueStats & { indexes: IndexReport[]; warnings: ConfigWarning[]; verify: VerifyRunSummary[]; verifyKeys: VerifyKeyWarning[]; restore: string[] }): string {
   const lines = [
     `queue at ${s.at}: ${s.total} job(s): ${s.due} due, ${s.future} future, ${s.expiredInQueue} expired awaiting sweep`,
     `dead-letter: ${s.parked} parked, ${s.expiredDead} expired`,
@@ -44,6 +53,7 @@ function render(s: QueueStats & { indexes: IndexReport[]; warnings: ConfigWarnin
   if (s.byPriority.length > 0) lines.push("", table(["PRIORITY", ...COLUMNS], s.byPriority.map((g) => [g.priority, ...cells(g)])));
   if (s.verify.length > 0) lines.push("", "verify (last completed run, run in progress):", table(["COLLECTION", "MODE", "COMPLETED", "BY", "COMPARED", "DRIFT", "RUNNING"], s.verify.map(verifyRow)));
   lines.push(...verifyKeyLines(s.verifyKeys));
+  if (s.restore.length > 0) lines.push("", "either side went back in time (restore_detected; docs/alerts-and-runbook.md#restore_detected):", ...s.restore.map((l) => `  ${l}`));
   if (s.indexes.length > 0) lines.push("", ...renderIndexReports(s.indexes));
   if (s.warnings.length > 0) lines.push("", ...configWarningLines(s.warnings));
   return lines.join("\n");
@@ -64,13 +74,15 @@ export function registerStatus(program: Command): void {
         const warnings: ConfigWarning[] = [];
         await checkConfigSchema(ctx.db, ctx.config, { onWarning: (w) => warnings.push(w) });
         // The engine answering slowly must not hold up the queue's figures for long.
-        const [queue, indexes, verify, verifyKeys] = await Promise.all([
+        const thresholds = resolveAlertThresholds(ctx.options.alerts);
+        const [queue, indexes, verify, verifyKeys, restore] = await Promise.all([
           queueStats(ctx.db),
           indexReadiness(ctx.sink, ctx.collections, { call: { timeoutMs: 5_000 } }),
           verifyRunSummaries(ctx.db),
           verifyKeyReadiness(ctx.db, ctx.sink, ctx.collections, { timeoutMs: 5_000, retries: 0 }),
+          databaseNow(ctx.db).then((now) => readRestoreFindings(ctx.db, thresholds, now)),
         ]);
-        return { ...queue, indexes, warnings, verify, verifyKeys };
+        return { ...queue, indexes, warnings, verify, verifyKeys, restore: describeRestore(restore, thresholds.restoreAheadWindowMinutes) };
       },
       { checkSchema: false },
     );

@@ -36,6 +36,11 @@ export const TetherOptionsSchema = strict({
           description: "Write before reading (only refused writes are read and decided): auto switches by what the passes find. Default \"auto\".",
         }),
       ),
+      versionFloor: Type.Optional(
+        Type.Boolean({
+          description: "Raise tether.version_seq above the highest version each index holds when the loop starts and before drain --until-empty (after Postgres went back in time). Default true.",
+        }),
+      ),
     }),
   ),
   maintenance: Type.Optional(
@@ -68,6 +73,7 @@ export const TetherOptionsSchema = strict({
       leaseMs: ms("How long a scheduled run stays its process's without a checkpoint; then the next maintenance leader resumes it. Default 60000."),
       bucketSize: count("Ids (or keys) per top-level bucket of a scheduled fast run. Default 10000."),
       window: count("Top-level buckets compared between two checkpoints. Default 20."),
+      afterRestoreMs: ms("After a version floor check found an index ahead of the sequence (a restore), a fast run of that collection starts at once and again this often until one finishes clean. Default 300000."),
     }),
   ),
   alerts: Type.Optional(
@@ -82,6 +88,8 @@ export const TetherOptionsSchema = strict({
       oldestDueJobMaxAgeSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
       verifyDriftMax: Type.Optional(Type.Integer({ minimum: 0 })),
       verifyMaxAgeSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+      restoreAheadMax: Type.Optional(Type.Integer({ minimum: 0 })),
+      restoreAheadWindowMinutes: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     }),
   ),
 });
