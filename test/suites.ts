@@ -34,6 +34,7 @@ export const perSinkScenarios = [
   "test/embeds/fanout-sigkill.test.ts",
   "services/annotations-api/test/user-routes.test.ts",
   "services/catalog-api/test/sold-out-sequence.test.ts",
+  "test/restore/postgres-restore.test.ts",
 ];
 
 /** The history tester at its fixed seed (test/history/history.test.ts), per sink too. */

@@ -327,8 +327,10 @@ CREATE TABLE tether.version_floor (
     sequence_next bigint NOT NULL,
     checked_at timestamp with time zone DEFAULT now() NOT NULL,
     restore_at timestamp with time zone,
+    restore_side text,
     restore_engine_highest bigint,
-    restore_sequence_next bigint
+    restore_sequence_next bigint,
+    CONSTRAINT version_floor_restore_side_check CHECK ((restore_side = ANY (ARRAY['postgres'::text, 'index'::text])))
 );
 
 CREATE SEQUENCE tether.version_seq

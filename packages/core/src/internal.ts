@@ -46,7 +46,7 @@ export * from "./ops/restore-alert.js";
 export * from "./store/version-floor-store.js";
 export * from "./ops/metrics.js";
 export * from "./ops/queue-read-model.js";
-export { idColumnType } from "./store/collection-store.js";
+export { idColumnType, loadRows } from "./store/collection-store.js";
 export { claimBatch, claimJobs, commonLastErrors, deleteJobs, insertJobs, jobTableExists, livePersistentJobs, msUntilNextDue, parkJobs, rescheduleJobs, staleDueJobs, sweepExpired } from "./store/job-store.js";
 export type { ClaimOptions, Park, Reschedule } from "./store/job-store.js";
 export { CONFIRMED_OUTCOMES, confirmedCompletions, recordCompletions } from "./store/job-stat-store.js";

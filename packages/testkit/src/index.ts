@@ -29,3 +29,5 @@ export * from "./services/test-certificates.js";
 export * from "./verifying-proxy.js";
 export * from "./sigv4-check.js";
 export { withoutContent } from "./without-content.js";
+export { backupDatabase, restoreBackup, type PostgresBackup } from "./postgres-backup.js";
+export { otherBodies } from "./content-audit.js";

@@ -193,7 +193,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
         (results) => {
           events.emit("versionFloor", results);
           // The rows went back: what was drained before may be wrong now; look for work at once.
-          if (results.some((r) => r.raised)) drainer.poke();
+          if (results.some((r) => r.restore !== undefined)) drainer.poke();
         },
         (err: unknown) => {
           const e = err instanceof Error ? err : new Error(String(err));

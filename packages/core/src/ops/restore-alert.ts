@@ -28,7 +28,11 @@ export async function readRestoreFindings(db: Kysely<any>, t: ResolvedAlertThres
 /** One line per finding, for the alert's message and `tether status`. */
 export function describeRestore(f: RestoreFindings, windowMinutes: number): string[] {
   return [
-    ...f.unsettled.map((r) => `${r.collection}: the index held v${r.engineHighest} at ${r.at.toISOString()}, at or above the sequence's next v${r.sequenceNext} (raised past it; settled by the next clean fast verify)`),
+    ...f.unsettled.map((r) =>
+      r.side === "index"
+        ? `${r.collection}: the index went back at ${r.at.toISOString()} (its highest version fell to v${r.engineHighest}: restored from a snapshot, alias moved, made again?); settled by the next clean fast verify`
+        : `${r.collection}: the index held v${r.engineHighest} at ${r.at.toISOString()}, at or above the sequence's next v${r.sequenceNext}: Postgres went back (raised past it; settled by the next clean fast verify)`,
+    ),
     ...[...f.ahead].map(([c, n]) => `${c}: ${n} document(s) found ahead of their rows in the last ${windowMinutes} min (rewritten from the rows)`),
   ];
 }
@@ -43,7 +47,7 @@ export async function restoreAlert(db: Kysely<any>, t: ResolvedAlertThresholds, 
     value: ahead,
     threshold: t.restoreAheadMax,
     message:
-      `${f.unsettled.length} collection(s) whose index held versions above tether.version_seq, not yet settled by a clean fast verify; ` +
+      `${f.unsettled.length} collection(s) where Postgres or the index went back in time (a version floor check), not yet settled by a clean fast verify; ` +
       `${ahead} document(s) found ahead of their rows in the last ${t.restoreAheadWindowMinutes} min (threshold ${t.restoreAheadMax})` +
       (lines.length > 0 ? `: ${lines.join("; ")}` : ""),
     check: [

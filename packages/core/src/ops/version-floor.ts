@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Collection } from "../collection.js";
 import type { Logger } from "../logger.js";
 import type { Sink, SinkCallOptions } from "../sink.js";
-import { raiseSequenceAbove, recordFloorCheck, upcomingVersion } from "../store/version-floor-store.js";
+import { lastEngineHighest, raiseSequenceAbove, recordFloorCheck, upcomingVersion, type RestoreSide } from "../store/version-floor-store.js";
 
 /**
  * The version floor from the engine. Every version comes from `tether.version_seq`, and a
@@ -12,6 +12,13 @@ import { raiseSequenceAbove, recordFloorCheck, upcomingVersion } from "../store/
  * holds and, when the sequence would hand out one at or below it, raises the sequence past it:
  * no version the engine holds is handed out again. It runs at `tether migrate`, at a drainer's
  * start and in every maintenance cycle of the leader (one aggregation per collection).
+ *
+ * The same check sees the index go back: its highest version below the one the last check
+ * found (restored from a snapshot, its alias moved to an older index, deleted and made again,
+ * a node that lost acknowledged writes). Both are recorded as a restore: `restore_detected`
+ * fires and the scheduled fast verify of the collection runs at once (`afterRestoreMs`) until one
+ * finishes clean. (A tombstone purge can lower the highest version too, when the newest write of
+ * a collection is a delete older than the tombstone retention: a false alarm a clean verify ends.)
  *
  * Between the restore and the first check, writes take versions the engine may hold already:
  * the drainer never confirms those (it compares content hashes) and rewrites them past the
@@ -26,6 +33,8 @@ export interface VersionFloorResult {
   sequenceNext: number;
   /** The sequence was behind the engine and was raised: a restore (or an index edited far ahead). */
   raised: boolean;
+  /** A restore this check found: Postgres went back (`raised`), or the index did (its highest version fell). */
+  restore?: RestoreSide;
   /** After a raise: the first version handed out from now on is above this. */
   raisedTo?: number;
 }
@@ -51,6 +60,7 @@ export interface VersionFloorOptions {
 export async function checkVersionFloor(opts: VersionFloorOptions): Promise<VersionFloorResult[]> {
   const results: VersionFloorResult[] = [];
   if (!opts.sink.highestVersion) return results;
+  const before = await lastEngineHighest(opts.db);
   for (const collection of opts.collections) {
     const engineHighest = await opts.sink.highestVersion(collection.index, opts.call);
     const sequenceNext = await upcomingVersion(opts.db);
@@ -60,8 +70,16 @@ export async function checkVersionFloor(opts: VersionFloorOptions): Promise<Vers
     }
     const raised = engineHighest >= sequenceNext;
     const raisedTo = raised ? await raiseSequenceAbove(opts.db, engineHighest) : undefined;
-    await recordFloorCheck(opts.db, { collection: collection.name, engineHighest, sequenceNext, restore: raised });
-    const result: VersionFloorResult = { collection: collection.name, engineHighest, sequenceNext, raised, ...(raisedTo !== undefined ? { raisedTo } : {}) };
+    const previous = before.get(collection.name);
+    const restore: RestoreSide | undefined = raised ? "postgres" : previous !== undefined && engineHighest < previous ? "index" : undefined;
+    await recordFloorCheck(opts.db, { collection: collection.name, engineHighest, sequenceNext, ...(restore ? { restore } : {}) });
+    const result: VersionFloorResult = { collection: collection.name, engineHighest, sequenceNext, raised, ...(raisedTo !== undefined ? { raisedTo } : {}), ...(restore ? { restore } : {}) };
+    if (restore === "index") {
+      opts.logger?.warn(
+        { collection: collection.name, engineHighest, before: previous },
+        "the index's highest version fell since the last check (restored from a snapshot, its alias moved, deleted and made again?): a fast verify runs at once; see the runbook's restore_detected",
+      );
+    }
     if (raised) {
       opts.logger?.warn(
         { collection: collection.name, engineHighest, sequenceNext, raisedTo },

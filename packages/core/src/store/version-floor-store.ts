@@ -26,30 +26,41 @@ export async function raiseSequenceAbove(db: Db, highest: number): Promise<numbe
   return Number(r.rows[0]!.v);
 }
 
+/** Which side went back: Postgres (the engine held versions at or above the sequence) or the index (its highest version fell). */
+export type RestoreSide = "postgres" | "index";
+
 export interface FloorCheck {
   collection: string;
   engineHighest: number;
   sequenceNext: number;
-  /** The engine held a version at or above the sequence's next one: a restore. */
-  restore: boolean;
+  /** A restore this check found, if any. */
+  restore?: RestoreSide;
+}
+
+/** The highest version the last check found in each collection's index. */
+export async function lastEngineHighest(db: Db): Promise<Map<string, number>> {
+  const r = await sql<{ collection: string; engine_highest: string }>`SELECT collection, engine_highest::text FROM tether.version_floor`.execute(db);
+  return new Map(r.rows.map((x) => [x.collection, Number(x.engine_highest)]));
 }
 
 /** Records one check (a restore is kept until a later restore replaces it). */
 export async function recordFloorCheck(db: Db, c: FloorCheck, now?: Date): Promise<void> {
   const restore = c.restore ? sql`${at(now)}` : sql`NULL`;
   await sql`
-    INSERT INTO tether.version_floor AS f (collection, engine_highest, sequence_next, checked_at, restore_at, restore_engine_highest, restore_sequence_next)
-    VALUES (${c.collection}, ${c.engineHighest}, ${c.sequenceNext}, ${at(now)}, ${restore},
+    INSERT INTO tether.version_floor AS f (collection, engine_highest, sequence_next, checked_at, restore_at, restore_side, restore_engine_highest, restore_sequence_next)
+    VALUES (${c.collection}, ${c.engineHighest}, ${c.sequenceNext}, ${at(now)}, ${restore}, ${c.restore ?? null},
             ${c.restore ? c.engineHighest : null}, ${c.restore ? c.sequenceNext : null})
     ON CONFLICT (collection) DO UPDATE SET engine_highest = excluded.engine_highest, sequence_next = excluded.sequence_next,
       checked_at = excluded.checked_at,
       restore_at = coalesce(excluded.restore_at, f.restore_at),
+      restore_side = coalesce(excluded.restore_side, f.restore_side),
       restore_engine_highest = coalesce(excluded.restore_engine_highest, f.restore_engine_highest),
       restore_sequence_next = coalesce(excluded.restore_sequence_next, f.restore_sequence_next)`.execute(db);
 }
 
 export interface UnsettledRestore {
   collection: string;
+  side: RestoreSide;
   at: Date;
   engineHighest: number;
   sequenceNext: number;
@@ -60,13 +71,13 @@ export interface UnsettledRestore {
  * them (a verify that found drift repairs it; the next clean one settles the restore).
  */
 export async function unsettledRestores(db: Db): Promise<UnsettledRestore[]> {
-  const r = await sql<{ collection: string; restore_at: Date; restore_engine_highest: string; restore_sequence_next: string }>`
-    SELECT f.collection, f.restore_at, f.restore_engine_highest::text, f.restore_sequence_next::text FROM tether.version_floor f
+  const r = await sql<{ collection: string; restore_side: RestoreSide; restore_at: Date; restore_engine_highest: string; restore_sequence_next: string }>`
+    SELECT f.collection, f.restore_side, f.restore_at, f.restore_engine_highest::text, f.restore_sequence_next::text FROM tether.version_floor f
     WHERE f.restore_at IS NOT NULL AND NOT EXISTS (
       SELECT 1 FROM tether.verify_run v WHERE v.collection = f.collection AND v.mode = 'fast' AND v.status = 'done'
         AND v.started_at > f.restore_at AND v.drifted_total = 0)
     ORDER BY f.collection`.execute(db);
-  return r.rows.map((x) => ({ collection: x.collection, at: x.restore_at, engineHighest: Number(x.restore_engine_highest), sequenceNext: Number(x.restore_sequence_next) }));
+  return r.rows.map((x) => ({ collection: x.collection, side: x.restore_side, at: x.restore_at, engineHighest: Number(x.restore_engine_highest), sequenceNext: Number(x.restore_sequence_next) }));
 }
 
 /** Counts documents a drain pass found ahead of their rows (append-only). */

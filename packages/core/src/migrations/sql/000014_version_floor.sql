@@ -6,9 +6,11 @@
 -- 1. The version floor: what the last check found per collection. `tether migrate`, a drainer's
 --    start and the maintenance leader (each cycle) read the highest version in the collection's
 --    index and raise the sequence above it (tether.next_version(highest)). A check that had to
---    raise it found the engine ahead of the sequence: a restore. It is recorded in `restore_*`
---    and said (the restore_detected alert, `tether status`) until a fast verify of that
---    collection finished clean after it.
+--    raise it found the engine ahead of the sequence: Postgres went back. A check that found the
+--    index's highest version below the one the last check found: the index went back (restored
+--    from a snapshot, its alias moved to an older index, deleted and made again). Either is
+--    recorded in `restore_*` and said (the restore_detected alert, `tether status`), and the
+--    scheduled fast verify of the collection runs at once, until one finished clean after it.
 CREATE TABLE tether.version_floor (
   collection text PRIMARY KEY,
   -- The highest version the index held, and the version the sequence would have handed out next.
@@ -17,6 +19,7 @@ CREATE TABLE tether.version_floor (
   checked_at timestamptz NOT NULL DEFAULT now(),
   -- The last check that found the engine at or above the sequence (NULL: never).
   restore_at timestamptz,
+  restore_side text CHECK (restore_side IN ('postgres', 'index')),
   restore_engine_highest bigint,
   restore_sequence_next bigint
 );
