@@ -35,6 +35,7 @@ export const perSinkScenarios = [
   "services/annotations-api/test/user-routes.test.ts",
   "services/catalog-api/test/sold-out-sequence.test.ts",
   "test/restore/postgres-restore.test.ts",
+  "test/restore/index-restore.test.ts",
 ];
 
 /** The history tester at its fixed seed (test/history/history.test.ts), per sink too. */

@@ -31,3 +31,4 @@ export * from "./sigv4-check.js";
 export { withoutContent } from "./without-content.js";
 export { backupDatabase, restoreBackup, type PostgresBackup } from "./postgres-backup.js";
 export { otherBodies } from "./content-audit.js";
+export { snapshotRepository, type SnapshotRepository } from "./snapshot-repository.js";

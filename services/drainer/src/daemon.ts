@@ -167,7 +167,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
   const purgeIfDue = () => {
     if (!purge.on || purging || Date.now() - lastPurge < purge.intervalMs) return;
     lastPurge = Date.now();
-    purging = purgeTombstones(opts.sink, opts.collections, purge.retentionMs === undefined ? {} : { retentionMs: purge.retentionMs })
+    purging = purgeTombstones(opts.sink, opts.collections, { db: opts.db, ...(purge.retentionMs === undefined ? {} : { retentionMs: purge.retentionMs }) })
       .then(
         (results) => {
           const purged = results.reduce((n, r) => n + r.purged, 0);

@@ -31,7 +31,7 @@ export function registerPurgeTombstones(program: Command): void {
     const results = await withContext(opts, (ctx) => {
       const collections = opts.collection ? [pickCollection(ctx, opts.collection)] : ctx.collections;
       const retentionMs = opts.olderThan ?? ctx.options.tombstones?.retentionMs ?? DEFAULT_TOMBSTONE_RETENTION_MS;
-      return purgeTombstones(ctx.sink, collections, { retentionMs, ...(opts.dryRun ? { dryRun: true } : {}) });
+      return purgeTombstones(ctx.sink, collections, { retentionMs, db: ctx.db, ...(opts.dryRun ? { dryRun: true } : {}) });
     });
     output(opts, { dryRun: opts.dryRun === true, results }, () =>
       table(

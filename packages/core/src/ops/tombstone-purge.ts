@@ -1,4 +1,6 @@
+import type { Kysely } from "kysely";
 import type { Collection } from "../collection.js";
+import { forgetEngineHighest } from "../store/version-floor-store.js";
 import { ValidationError } from "../errors.js";
 import type { Sink, SinkCallOptions, TombstonePurgeResult } from "../sink.js";
 
@@ -13,6 +15,11 @@ export interface PurgeTombstonesOptions {
   /** The clock (tests). */
   now?: Date;
   sinkOptions?: SinkCallOptions;
+  /**
+   * Tether's database: a purge that removed tombstones may lower an index's highest version,
+   * which the version floor check would take for the index going back; with `db` it is told.
+   */
+  db?: Kysely<any>;
 }
 
 export interface CollectionPurgeResult extends TombstonePurgeResult {
@@ -41,6 +48,7 @@ export async function purgeTombstones(sink: Sink, collections: readonly Collecti
   for (const c of collections) {
     const r = await sink.purgeTombstones(c.index, { before, ...(opts.dryRun ? { dryRun: true } : {}) }, opts.sinkOptions);
     out.push({ collection: c.name, ...r });
+    if (opts.db && r.purged > 0) await forgetEngineHighest(opts.db, c.name);
   }
   return out;
 }

@@ -71,7 +71,8 @@ export async function checkVersionFloor(opts: VersionFloorOptions): Promise<Vers
     const raised = engineHighest >= sequenceNext;
     const raisedTo = raised ? await raiseSequenceAbove(opts.db, engineHighest) : undefined;
     const previous = before.get(collection.name);
-    const restore: RestoreSide | undefined = raised ? "postgres" : previous !== undefined && engineHighest < previous ? "index" : undefined;
+    // 0: forgotten (a rebuild or a purge lowered it; see forgetEngineHighest).
+    const restore: RestoreSide | undefined = raised ? "postgres" : previous !== undefined && previous > 0 && engineHighest < previous ? "index" : undefined;
     await recordFloorCheck(opts.db, { collection: collection.name, engineHighest, sequenceNext, ...(restore ? { restore } : {}) });
     const result: VersionFloorResult = { collection: collection.name, engineHighest, sequenceNext, raised, ...(raisedTo !== undefined ? { raisedTo } : {}), ...(restore ? { restore } : {}) };
     if (restore === "index") {

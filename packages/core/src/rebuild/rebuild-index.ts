@@ -1,3 +1,4 @@
+import { forgetEngineHighest } from "../store/version-floor-store.js";
 import type { Kysely } from "kysely";
 import type { Collection } from "../collection.js";
 import { TetherError } from "../errors.js";
@@ -225,5 +226,7 @@ async function swap(db: Kysely<any>, engine: ReturnType<typeof aliasSink>, colle
   await engine.swapAlias(state.alias, state.target, concrete ? { keepAs: initial } : {});
   const previous = concrete ? initial : state.previous;
   await setRebuildPhase(db, collection.name, "swapped", previous);
+  // The new index's highest version may be below the old one's: not the index going back.
+  await forgetEngineHighest(db, collection.name);
   return previous;
 }

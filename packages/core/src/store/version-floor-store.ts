@@ -43,6 +43,15 @@ export async function lastEngineHighest(db: Db): Promise<Map<string, number>> {
   return new Map(r.rows.map((x) => [x.collection, Number(x.engine_highest)]));
 }
 
+/**
+ * Forgets the highest version the last check found in a collection's index: the next check
+ * compares with nothing. Called when Tether itself lowers it (a rebuild swapped a new index in;
+ * a tombstone purge removed documents), so that is not taken for the index going back.
+ */
+export async function forgetEngineHighest(db: Db, collection: string): Promise<void> {
+  await sql`UPDATE tether.version_floor SET engine_highest = 0 WHERE collection = ${collection}`.execute(db);
+}
+
 /** Records one check (a restore is kept until a later restore replaces it). */
 export async function recordFloorCheck(db: Db, c: FloorCheck, now?: Date): Promise<void> {
   const restore = c.restore ? sql`${at(now)}` : sql`NULL`;

@@ -102,6 +102,8 @@ export async function startMavenElasticsearch(opts: MavenEsOptions = {}): Promis
       "action.destructive_requires_name: false",
       `path.data: ${join(home, "data")}`,
       `path.logs: ${join(home, "logs")}`,
+      // Where snapshot repositories may live (the index-restore scenarios take and restore snapshots).
+      `path.repo: ${join(home, "snapshots")}`,
       "",
     ].join("\n"),
   );

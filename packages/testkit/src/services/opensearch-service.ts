@@ -93,6 +93,8 @@ export async function startMavenOpenSearch(opts: MavenOpenSearchOptions = {}): P
       "action.destructive_requires_name: false",
       `path.data: ${join(home, "data")}`,
       `path.logs: ${join(home, "logs")}`,
+      // Where snapshot repositories may live (the index-restore scenarios take and restore snapshots).
+      `path.repo: ${join(home, "snapshots")}`,
       "",
     ].join("\n"),
   );
