@@ -9,6 +9,7 @@ import { SqlCopy, SqlDelete, SqlDeleteReinsert, SqlInsert, SqlKeyChange, SqlMerg
 import { LostWriteOverOlderDocument } from "./lost-write-commands.js";
 import { FanoutOverQuietQueue } from "./quiet-fanout.js";
 import { ReinsertedRow } from "./reinserted-row.js";
+import { IndexSnapshot, PostgresCheckpoint, RestoreIndexSnapshot, RestorePostgres } from "./restore-commands.js";
 import { relatedCommandArbitraries } from "./related-generators.js";
 import { CallerTransaction, WriterCall, WriteWithJobs, type WriterStep } from "./writer-commands.js";
 
@@ -69,6 +70,11 @@ export const commandArbitraries: { weight: number; arbitrary: fc.Arbitrary<Histo
   { weight: 1, arbitrary: fc.constant(null).map(() => new KilledDrainer()) },
   { weight: 1, arbitrary: fc.boolean().map((deep) => new CliVerify(deep)) },
   { weight: 1, arbitrary: fc.constantFrom(...ID_KINDS.map(tableOf), shopProducts.name).map((c) => new CliRebuild(c)) },
+  // Either side going back in time: a Postgres checkpoint and the restore to it, an index snapshot and its restore.
+  { weight: 1, arbitrary: fc.constant(null).map(() => new PostgresCheckpoint()) },
+  { weight: 1, arbitrary: fc.constantFrom("at once" as const, "later" as const).map((f) => new RestorePostgres(f)) },
+  { weight: 1, arbitrary: fc.constant(null).map(() => new IndexSnapshot()) },
+  { weight: 1, arbitrary: fc.constant(null).map(() => new RestoreIndexSnapshot()) },
   // The related tables (documents read from several tables): their writes, their rollbacks, a fan-out killed mid-way.
   ...relatedCommandArbitraries,
 ];

@@ -36,6 +36,12 @@ export class HistoryModel {
   checkVersions = true;
   /** A write of a refused rank committed at some point (parking is then allowed). */
   refusalInjected = false;
+  /** What Postgres held at the last `PostgresCheckpoint` (the model as it was then). */
+  pgCheckpoint: HistoryModel | undefined;
+  /** The last `IndexSnapshot`: its name and the concrete index it took of each collection. */
+  indexSnapshot: { name: string; indices: Map<string, string> } | undefined;
+  /** Postgres or an index went back in time during this history (the end check runs the runbook's verify). */
+  wentBack = false;
 
   has(kind: IdKind, id: string): boolean {
     return this.rows[kind].has(id);
@@ -76,6 +82,28 @@ export class HistoryModel {
     }
     this.related.copyRows(draft.related);
     this.refusalInjected ||= draft.refusalInjected;
+  }
+
+  /** The whole model as it is now, versions seen included: what a Postgres checkpoint holds. */
+  checkpoint(): HistoryModel {
+    const c = this.clone();
+    for (const [id, s] of this.related.seen) c.related.seen.set(id, { ...s });
+    return c;
+  }
+
+  /**
+   * Postgres went back to a checkpoint: the rows and the versions seen are the checkpoint's
+   * again. What was written after it is gone from the model too.
+   */
+  restore(from: HistoryModel): void {
+    this.adopt(from);
+    for (const k of ID_KINDS) {
+      this.seen[k].clear();
+      for (const [id, s] of from.seen[k]) this.seen[k].set(id, { ...s });
+    }
+    this.related.seen.clear();
+    for (const [id, s] of from.related.seen) this.related.seen.set(id, { ...s });
+    this.wentBack = true;
   }
 
   rowsOf(kind: IdKind): [string, ModelRow][] {

@@ -8,16 +8,40 @@ import { openHistorySystem, prepareHistoryTemplate, type HistoryTargets } from "
 import { LostWriteOverOlderDocument } from "./lost-write-commands.js";
 import { FanoutOverQuietQueue } from "./quiet-fanout.js";
 import { ReinsertedRow } from "./reinserted-row.js";
-import { DrainUnderFault } from "./ops-commands.js";
+import { DrainPasses, DrainUnderFault } from "./ops-commands.js";
+import { IndexSnapshot, PostgresCheckpoint, RestoreIndexSnapshot, RestorePostgres } from "./restore-commands.js";
+import { SqlUpsert } from "./sql-commands.js";
+import { ID_KINDS } from "./history-domain.js";
 import { seedRelated } from "./related-seed.js";
 
+/** Writes to the first slots of every table: created where absent, updated where present. */
+const writesTo = (slots: number[], title: string) => ID_KINDS.map((k) => new SqlUpsert(k, slots.map((slot) => ({ slot, title, rank: null }))));
+
 /**
- * Every history's last commands, before the end check: a row changed, deleted and inserted again;
- * a current document made older than its row and the pass that writes it losing every item (the
- * tables picked by the seed among those with a live row); a fan-out over a quiet queue; then what
- * the history left to sync once through a 200 that drops half the items.
+ * Every history's last commands, before the end check: Postgres checkpointed, written, restored
+ * and written again with the version floor left to the later checks (versions handed out again, to
+ * the same entities, over other bodies), drained; checkpointed, written and restored once more with
+ * the floor checked at once (the sequence then above every index); the indices snapshotted,
+ * written, restored; a row changed, deleted and inserted again; a current document made older
+ * than its row and the pass that writes it losing every item (the tables picked by the seed among
+ * those with a live row); a fan-out over a quiet queue; then what the history left to sync once
+ * through a 200 that drops half the items.
  */
 const HISTORY_EPILOGUE = (seed: number) => [
+  new PostgresCheckpoint(),
+  ...writesTo([0, 1], "before the restore"),
+  new DrainPasses(2, false),
+  new RestorePostgres("later"),
+  ...writesTo([0], "written again"),
+  new DrainPasses(2, false),
+  new PostgresCheckpoint(),
+  ...writesTo([1], "before the second restore"),
+  new DrainPasses(1, false),
+  new RestorePostgres("at once"),
+  new IndexSnapshot(),
+  ...writesTo([0, 1], "after the snapshot"),
+  new DrainPasses(1, false),
+  new RestoreIndexSnapshot(),
   new ReinsertedRow("any", seed + 1, "Y"),
   new LostWriteOverOlderDocument("any", seed, "Z"),
   new FanoutOverQuietQueue(seed, "X"),

@@ -56,6 +56,8 @@ export interface HistorySystem {
   /** Slow bulks on purpose: a drainer process killed behind it leaves its bulk to land late. */
   readonly lateProxy: FaultProxy;
   readonly background: BackgroundTask[];
+  /** Run when the history closes, newest first (a snapshot repository removed). */
+  readonly cleanups: (() => Promise<void>)[];
   /** The environment of a spawned `tether` verb or drainer daemon, reaching the engine at `url`. */
   env(url?: string): Record<string, string>;
   close(): Promise<void>;
@@ -137,6 +139,7 @@ export async function openHistorySystem(targets: HistoryTargets, pools: IdPools)
         }),
     );
     const background: BackgroundTask[] = [];
+    const cleanups: (() => Promise<void>)[] = [];
     return {
       db,
       databaseUrl: scratch.url,
@@ -150,6 +153,7 @@ export async function openHistorySystem(targets: HistoryTargets, pools: IdPools)
       drainerProxy,
       lateProxy,
       background,
+      cleanups,
       env: (url = targets.engineUrl) => ({
         DATABASE_URL: scratch.url,
         TETHER_INDEX_PREFIX: indexPrefix,
@@ -161,6 +165,7 @@ export async function openHistorySystem(targets: HistoryTargets, pools: IdPools)
       async close() {
         // A history that failed early leaves work running: kill processes, let drain passes reach their deadline.
         for (const t of background.splice(0)) await (t.stop ? t.stop() : t.done.catch(() => undefined));
+        for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
         for (const p of proxies) await p.close();
         for (const s of sinks) await s.close?.().catch(() => undefined);
         await db.destroy();

@@ -36,8 +36,8 @@ export const HISTORY_MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: "packages/core/src/verify/verification-matrix.ts",
-        find: "return ds !== undefined && !ds.deleted && ds.version === v;",
-        replace: "return ds !== undefined && !ds.deleted && ds.version <= v;",
+        find: "if (ds === undefined || ds.deleted || ds.version !== v) return false;",
+        replace: "if (ds === undefined || ds.deleted || ds.version > v) return false;",
       },
     ],
   },
@@ -84,6 +84,28 @@ export const HISTORY_MUTANTS: readonly Mutant[] = [
         file: "packages/core/src/store/embed-store.ts",
         find: 'WHERE flag.f IS NOT NULL AND ${ref("t", collection.idColumn)} = ANY(${arrayLiteral(ids)})',
         replace: 'WHERE false AND flag.f IS NOT NULL AND ${ref("t", collection.idColumn)} = ANY(${arrayLiteral(ids)})',
+      },
+    ],
+  },
+  {
+    name: "read-back-ignores-content",
+    bug: "a document at the row's version is confirmed whatever body it holds (a version handed out again after Postgres went back in time)",
+    patches: [
+      {
+        file: "packages/core/src/verify/verification-matrix.ts",
+        find: "return ds.content === undefined || content === undefined || ds.content === content;",
+        replace: "return true;",
+      },
+    ],
+  },
+  {
+    name: "version-floor-skipped",
+    bug: "the version floor check never raises the sequence above what the engine holds",
+    patches: [
+      {
+        file: "packages/core/src/ops/version-floor.ts",
+        find: "const raised = engineHighest >= sequenceNext;",
+        replace: "const raised = false;",
       },
     ],
   },
