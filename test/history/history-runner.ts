@@ -19,8 +19,8 @@ const writesTo = (slots: number[], title: string) => ID_KINDS.map((k) => new Sql
 
 /**
  * Every history's last commands, before the end check: Postgres checkpointed, written, restored
- * and written again with the version floor left to the later checks (versions handed out again, to
- * the same entities, over other bodies), drained; checkpointed, written and restored once more with
+ * and written again with the version floor left to the later checks (the same versions handed out
+ * again, to the same entities, over other bodies), drained; checkpointed, written and restored once more with
  * the floor checked at once (the sequence then above every index); the indices snapshotted,
  * written, restored; a row changed, deleted and inserted again; a current document made older
  * than its row and the pass that writes it losing every item (the tables picked by the seed among
@@ -32,7 +32,8 @@ const HISTORY_EPILOGUE = (seed: number) => [
   ...writesTo([0, 1], "before the restore"),
   new DrainPasses(2, false),
   new RestorePostgres("later"),
-  ...writesTo([0], "written again"),
+  // The same rows, in the same order: the versions handed out again land on the same entities.
+  ...writesTo([0, 1], "written again"),
   new DrainPasses(2, false),
   new PostgresCheckpoint(),
   ...writesTo([1], "before the second restore"),

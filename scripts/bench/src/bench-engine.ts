@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { contentHash } from "@tether/core";
 import type { AnnotationRow } from "@tether/annotations";
 import { plainAnnotations } from "./plain-annotations.js";
 import { documentMeta, ElasticsearchSink } from "@tether/elasticsearch";
@@ -52,7 +53,11 @@ export async function rawMget(sink: BenchSink, logical: string, ids: string[]): 
  */
 export async function rawBulk(sink: BenchSink, logical: string, db: Kysely<any>): Promise<{ docs: number; failed: number }> {
   const index = sink.indexName(logical);
-  const body = (row: AnnotationRow) => ({ ...plainAnnotations.toDocument(row), tether: documentMeta(row.id, Number(row.version), false) });
+  // As the sink writes it: the metadata and the content hash of the body (what a drain pass compares).
+  const body = (row: AnnotationRow) => {
+    const document = plainAnnotations.toDocument(row);
+    return { ...document, tether: { ...documentMeta(row.id, Number(row.version), false), content: contentHash(document) } };
+  };
   const operation = (row: AnnotationRow) => [{ index: { _index: index, _id: row.id, version: Number(row.version), version_type: "external" as const } }, body(row)] as const;
   if (sink instanceof OpenSearchSink) {
     const stats = await sink.client.helpers.bulk({ datasource: annotationRows(db), onDocument: (row) => [...operation(row)] as never, refreshOnCompletion: false });

@@ -8,6 +8,8 @@ export interface Sizes {
   reindexDocs: number;
   /** Annotation documents verified when already current (bench 3). */
   verifyDocs: number;
+  /** Rows of `pnpm bench restore` (10% of them written after the backup or snapshot). */
+  restoreDocs: number;
   /** Rows of the zero-downtime rebuild (`--full`: 1M). */
   rebuildDocs: number;
   /** Sequential requests per variant and repetition of the write path (bench 4). */
@@ -49,6 +51,7 @@ export const DEFAULT_SIZES: Sizes = {
   queueJobs: 20_000,
   reindexDocs: 100_000,
   verifyDocs: 100_000,
+  restoreDocs: 100_000,
   rebuildDocs: 100_000,
   writeSamples: 300,
   enqueueRows: 200_000,

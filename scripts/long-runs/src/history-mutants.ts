@@ -37,7 +37,7 @@ export const HISTORY_MUTANTS: readonly Mutant[] = [
       {
         file: "packages/core/src/verify/verification-matrix.ts",
         find: "if (ds === undefined || ds.deleted || ds.version !== v) return false;",
-        replace: "if (ds === undefined || ds.deleted || ds.version > v) return false;",
+        replace: "if (ds === undefined || ds.deleted || ds.version > v) return false;\n  if (ds.version < v) return true;",
       },
     ],
   },

@@ -16,6 +16,7 @@ import { rebuild } from "./rebuild.js";
 import { authorEmbed } from "./author-embed.js";
 import { fanout } from "./fanout.js";
 import { verifyScale } from "./verify-scale.js";
+import { restore } from "./restore.js";
 
 /** In the order they run. */
-export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, verifyDeep, rebuild, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, apiLoad, captureOverhead, adoptLive, entityEvents, authorEmbed, fanout, verifyScale];
+export const BENCHMARKS: Benchmark[] = [queueThroughput, reindexDrain, verifyDrain, verifyDeep, rebuild, writePath, adminEnqueue, claimLatency, backlogRecovery, apiLatency, apiLoad, captureOverhead, adoptLive, entityEvents, authorEmbed, fanout, verifyScale, restore];
