@@ -37,6 +37,13 @@
  *   by a pass that then died could land after another pass confirmed the job against o, leaving
  *   a document at a version no row had. The leapfrog's bump enqueues nothing: the drained job
  *   covers it.
+ * - Every cell assumes s only moves forward. A Postgres that went back in time (restored from
+ *   a backup, recovered to a point in time, failed over to a lagging replica) winds s back while
+ *   the engine keeps newer documents: values handed out again, possibly to the same entity. The
+ *   version floor (../ops/version-floor.ts) moves s above the highest version each index holds
+ *   (`tether migrate`, a drainer's start, every maintenance cycle); until it has, the drainer's
+ *   content comparison (../verify/verification-matrix.ts, "another body") keeps a document
+ *   written for another body at the same version from confirming the row: it leapfrogs past it.
  * - Documents from several tables (../fan-out-rule.ts): what moves when an embedded row changes
  *   is the document row's own version, taken under that row's lock (in the writing transaction
  *   for a direct embed, in the drainer's expansion otherwise), so it is above every version the
