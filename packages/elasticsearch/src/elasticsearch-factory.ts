@@ -35,6 +35,7 @@ export function elasticsearch(opts: ElasticsearchFactoryOptions = {}): SinkFacto
       requestTimeoutMs: c.requestTimeoutMs,
       maxBulkBytes: c.maxBulkBytes,
       indexPrefix: indexPrefix ?? env.indexPrefix ?? "",
+      ...(env.actor ? { actor: env.actor } : {}),
     });
   };
 }

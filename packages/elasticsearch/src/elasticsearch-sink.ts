@@ -1,7 +1,7 @@
 import type { Client } from "@elastic/elasticsearch";
 import { elasticsearchModule } from "./elasticsearch-module.js";
-import { ANSWER_FILTERS, EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
-import { describeError, isRetryableRequestError } from "./classify-error.js";
+import { ANSWER_FILTERS, EngineSink, readRefusal, type EngineFailure, type RefusalContext, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
+import { describeError, isRetryableRequestError, refusedReason } from "./classify-error.js";
 
 export interface ElasticsearchSinkOptions extends EngineSinkOptions {
   /** A configured client, or a node URL to build one (no client-side retries: the sink retries). */
@@ -76,13 +76,20 @@ export class ElasticsearchSink extends EngineSink {
     return { status: res.statusCode ?? 200, body: res.body };
   }
 
-  describeFailure(err: unknown): EngineFailure {
-    const description = describeError(err);
+  describeFailure(err: unknown, context: RefusalContext = {}): EngineFailure {
+    const description = describeError(err, context);
     const { errors } = elasticsearchModule();
     if (err instanceof errors.RequestAbortedError) return { kind: "aborted", description };
     const status = err instanceof errors.ResponseError ? err.statusCode : undefined;
     const type = err instanceof errors.ResponseError ? (err.meta?.body as { error?: { type?: string } } | undefined)?.error?.type : undefined;
-    return { kind: isRetryableRequestError(err) ? "retryable" : "permanent", ...(status !== undefined ? { status } : {}), ...(type ? { type } : {}), description };
+    const refusal = readRefusal(refusedReason(err), context);
+    return {
+      kind: isRetryableRequestError(err) ? "retryable" : "permanent",
+      ...(status !== undefined ? { status } : {}),
+      ...(type ? { type } : {}),
+      description,
+      ...(refusal ? { refusal, ...(context.actor ? { actor: context.actor } : {}) } : {}),
+    };
   }
 
   async close(): Promise<void> {

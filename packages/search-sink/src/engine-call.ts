@@ -1,5 +1,5 @@
 import pRetry, { AbortError } from "p-retry";
-import { PermanentSinkError, RetryableSinkError, type SinkCallOptions } from "@tether/core";
+import { PermanentSinkError, RetryableSinkError, SinkPermissionError, type RefusalActor, type SinkCallOptions, type SinkRefusal } from "@tether/core";
 
 /** What one request to the engine carries: the caller's signal and a timeout. */
 export interface EngineRequest {
@@ -15,12 +15,17 @@ export interface EngineFailure {
   /** The engine's error type, e.g. `resource_already_exists_exception`. */
   type?: string;
   description: string;
+  /** A refused privilege (HTTP 403), read with the request's index and the process's actor. */
+  refusal?: SinkRefusal;
+  /** Who the process is, for the sentence of a refusal. */
+  actor?: RefusalActor;
 }
 
 /**
  * Runs one request with retries (jittered backoff, 100 ms to 2 s): an abort (the caller's
  * signal, a deadline) and a permanent failure end at once; whatever still fails throws
- * `RetryableSinkError` or `PermanentSinkError` naming `what` and the engine's answer.
+ * `RetryableSinkError` or `PermanentSinkError` naming `what` and the engine's answer; a refused
+ * privilege throws `SinkPermissionError` at once (core's one sentence for it).
  */
 export async function callEngine<T>(
   what: string,
@@ -41,6 +46,7 @@ export async function callEngine<T>(
             const why = opts?.signal?.aborted ? describe(opts.signal.reason).description : f.description;
             throw new AbortError(new RetryableSinkError(`${what} aborted: ${why}`, { cause: err }));
           }
+          if (f.refusal) throw new AbortError(new SinkPermissionError(f.refusal, f.actor, { cause: err }));
           if (f.kind === "permanent") throw new AbortError(new PermanentSinkError(`${what} failed: ${f.description}`, { cause: err }));
           throw new RetryableSinkError(`${what} failed: ${f.description}`, { cause: err });
         }

@@ -20,7 +20,8 @@ export function ensureIndexInBackground(sink: Sink, collection: Collection<any>,
     for (let attempt = 0, delay = 1_000; !stopped; attempt++, delay = Math.min(30_000, delay * 2)) {
       try {
         const [report] = await indexReadiness(sink, [collection], { create: true, call: { timeoutMs: 10_000 } });
-        if (report!.state === "unreachable") throw new Error(report!.error);
+        // A refused privilege is retried too: the role may be fixed while the API serves writes.
+        if (report!.state === "unreachable" || report!.state === "forbidden") throw new Error(report!.error);
         if (report!.fix) logger.warn({ index: collection.index, state: report!.state, problems: report!.problems, fix: report!.fix }, describeIndexReport(report!));
         else if (attempt > 0) logger.info({ index: collection.index, attempts: attempt + 1 }, "index ensured");
         return true;
