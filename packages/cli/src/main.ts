@@ -15,7 +15,8 @@
  * stderr, default warn).
  * Exit codes: 0 ok, 1 the verb failed, 2 bad usage, a bad config or a bad connection setting, 3 `drain --until-empty` left work only an
  * operator can unblock (parked, paused, failing), 4 `drain --until-empty` hit its --timeout.
- * Under --json a failure is also one JSON document on stdout: `{ "error": { code, message, exitCode } }`.
+ * Under --json a failure is also one JSON document on stdout: `{ "error": { code, message, exitCode } }`
+ * (a refused privilege: `code: "forbidden"` with `privilege` and `index`).
  *
  * Each verb lives in ./commands/<verb>.ts and is registered below with one line.
  */

@@ -3,7 +3,8 @@ import { checkConfigSchema, indexReadiness, queueStats, type ConfigWarning, type
 import { verifyKeyReadiness, verifyRunSummaries, type VerifyKeyWarning, type VerifyRunSummary } from "@tether/core/internal";
 import { output, table, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 import { configWarningLines } from "./config-warnings.js";
-import { renderIndexReports } from "./migrate-indexes.js";
+import { indexFailure, renderIndexReports } from "./migrate-indexes.js";
+import { CommandFailedError } from "../cli-errors.js";
 import { verifyKeyLines } from "./verify-key-lines.js";
 
 const COLUMNS = ["TOTAL", "DUE", "FUTURE", "EXPIRED", "PARKED", "DEAD-EXPIRED"];
@@ -70,10 +71,13 @@ export function registerStatus(program: Command): void {
           verifyRunSummaries(ctx.db),
           verifyKeyReadiness(ctx.db, ctx.sink, ctx.collections, { timeoutMs: 5_000, retries: 0 }),
         ]);
-        return { ...queue, indexes, warnings, verify, verifyKeys };
+        // An index the engine did not answer for, or refused to show: status exits 1 (the README's table).
+        const error = indexFailure(indexes, "checked", "run `tether status` again");
+        return { ...queue, indexes, warnings, verify, verifyKeys, ...(error ? { error } : {}) };
       },
       { checkSchema: false },
     );
     output(opts, stats, () => render(stats));
+    if (stats.error) throw new CommandFailedError(stats.error.message);
   });
 }
