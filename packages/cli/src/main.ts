@@ -35,6 +35,7 @@ import { registerStatus } from "./commands/status.js";
 import { registerVerify } from "./commands/verify.js";
 import { registerPurgeTombstones } from "./commands/purge-tombstones.js";
 import { registerRebuild } from "./commands/rebuild.js";
+import { registerTrace } from "./commands/trace.js";
 import { createProgram } from "./program.js";
 
 const program = createProgram();
@@ -51,6 +52,7 @@ registerCapture(program);
 registerAdopt(program);
 registerPurgeTombstones(program);
 registerRebuild(program);
+registerTrace(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -38,6 +38,8 @@ export * from "./verify/verification-matrix.js";
 export * from "./write/version-rule.js";
 export * from "./verify/verify-collection.js";
 export * from "./ops/alerts.js";
+// The entity trace, for the admin console and `tether trace`.
+export * from "./ops/entity-trace.js";
 export * from "./ops/dead-jobs.js";
 export * from "./ops/lane-name.js";
 export * from "./ops/maintenance.js";
