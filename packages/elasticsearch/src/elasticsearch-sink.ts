@@ -2,10 +2,16 @@ import type { Client } from "@elastic/elasticsearch";
 import { elasticsearchModule } from "./elasticsearch-module.js";
 import { ANSWER_FILTERS, EngineSink, readRefusal, type EngineFailure, type RefusalContext, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
 import { describeError, isRetryableRequestError, refusedReason } from "./classify-error.js";
+import { fingerprintProblem, type FingerprintTrust } from "./ca-fingerprint-problem.js";
 
 export interface ElasticsearchSinkOptions extends EngineSinkOptions {
   /** A configured client, or a node URL to build one (no client-side retries: the sink retries). */
   client: Client | string;
+  /**
+   * When the client checks a CA fingerprint: its setting. A node whose chain holds no CA then
+   * fails every call with a `ConnectionSettingError` naming it. Default: none.
+   */
+  fingerprint?: FingerprintTrust;
 }
 
 /**
@@ -19,9 +25,11 @@ export interface ElasticsearchSinkOptions extends EngineSinkOptions {
 export class ElasticsearchSink extends EngineSink {
   readonly kind = "elasticsearch";
   readonly client: Client;
+  private readonly fingerprint: FingerprintTrust | undefined;
 
   constructor(opts: ElasticsearchSinkOptions) {
     super(opts);
+    this.fingerprint = opts.fingerprint;
     this.client = typeof opts.client === "string" ? new (elasticsearchModule().Client)({ node: opts.client, maxRetries: 0, requestTimeout: 30_000 }) : opts.client;
   }
 
@@ -83,12 +91,14 @@ export class ElasticsearchSink extends EngineSink {
     const status = err instanceof errors.ResponseError ? err.statusCode : undefined;
     const type = err instanceof errors.ResponseError ? (err.meta?.body as { error?: { type?: string } } | undefined)?.error?.type : undefined;
     const refusal = readRefusal(refusedReason(err), context);
+    const fatal = fingerprintProblem(err, this.fingerprint);
     return {
       kind: isRetryableRequestError(err) ? "retryable" : "permanent",
       ...(status !== undefined ? { status } : {}),
       ...(type ? { type } : {}),
       description,
       ...(refusal ? { refusal, ...(context.actor ? { actor: context.actor } : {}) } : {}),
+      ...(fatal ? { fatal } : {}),
     };
   }
 

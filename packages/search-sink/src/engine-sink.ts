@@ -140,11 +140,11 @@ export abstract class EngineSink implements Sink {
     return { ...(index ? { index } : {}), ...(this.actor ? { actor: this.actor } : {}) };
   }
 
-  /** A refused privilege as SinkPermissionError (the one sentence); any other error as it came. */
+  /** A refused privilege as SinkPermissionError (the one sentence), a setting that cannot work as its error; any other error as it came. */
   private refused(err: unknown, index: string): unknown {
     if (err instanceof SinkPermissionError) return err;
     const f = this.describeFailure(err, this.context(index));
-    return f.refusal ? new SinkPermissionError(f.refusal, this.actor, { cause: err }) : err;
+    return f.fatal ?? (f.refusal ? new SinkPermissionError(f.refusal, this.actor, { cause: err }) : err);
   }
 
   /** The body of an index Tether creates: one shard, the configured replicas, tether's metadata mapping merged in. */

@@ -41,6 +41,9 @@ await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async 
   // Writes must not wait on the engine: the index is ensured in the background, retried until it
   // answers; jobs wait in Postgres meanwhile and the drainer fills the index.
   const ensuring = ensureIndexInBackground(sink, annotations, logger);
+  // A connection setting that cannot work with the node (a CA fingerprint against a node that
+  // sends no CA) stops the API as a bad setting at start does: one line, exit 78.
+  void startService(logger, () => ensuring.done.then(() => undefined));
   const app = await buildApp({
     db,
     sink,

@@ -1,6 +1,7 @@
 import type { Collection } from "../collection.js";
 import type { MappingProblem, Sink, SinkCallOptions } from "../sink.js";
 import { SinkPermissionError } from "../sink-refusal.js";
+import { ConnectionSettingError } from "../config/connection-setting-error.js";
 
 /**
  * Terminology
@@ -68,7 +69,8 @@ export async function indexReadiness(sink: Sink, collections: readonly Collectio
       else if (check.problems.length > 0) out.push({ ...base, state: "mapping_differs", layout: check.layout, problems: check.problems, fix: `run \`tether rebuild ${c.name}\`` });
       else out.push({ ...base, state: created ? "created" : "ready", layout: check.layout });
     } catch (err) {
-      if (opts.rethrow) throw err;
+      // A connection setting that cannot work with this node is the process's to refuse, not a state of the index.
+      if (opts.rethrow || err instanceof ConnectionSettingError) throw err;
       const refused = SinkPermissionError.in(err);
       if (refused) {
         const { privilege, index } = refused.refusal;
