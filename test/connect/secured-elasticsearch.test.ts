@@ -283,12 +283,17 @@ describe("a secured Elasticsearch: every process connects with the documented se
     expect(verify.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("the drainer refused `manage` at start says the same sentence, naming itself", async () => {
+  it("the drainer refused `manage` at start, and the API under the app role, say the same sentence, each naming itself and its role", async () => {
     const fresh = `shop_${randomBytes(3).toString("hex")}_`;
     const drainer = await out.service("drainer", { ...base(), TETHER_INDEX_PREFIX: fresh, ELASTICSEARCH_USERNAME: "tether_no_manage", ELASTICSEARCH_PASSWORD: users.drainer.password });
     const sentence = new RegExp(`permission denied: the drainer needs the index privilege manage( \\([^)]*\\))? on ${fresh}annotations\\S*; grant it to the role tether_drainer \\(docs/connecting.md#roles\\)`);
     await waitFor(() => drainer.logs.some((l) => sentence.test(l)), { what: "the drainer's start-up line naming the refused privilege" });
     await drainer.stop(10_000);
+    // The API under the app role cannot create the index: the same sentence, naming the API and its role, and the way out.
+    const api = await out.service("api", { ...base(), TETHER_INDEX_PREFIX: fresh, ELASTICSEARCH_USERNAME: users.app.name, ELASTICSEARCH_PASSWORD: users.app.password });
+    const apiSentence = new RegExp(`permission denied: the API needs the index privilege create_index \\(or manage, all\\) on ${fresh}annotations__\\S+; grant it to the role tether_app \\(docs/connecting.md#roles\\).*or create the index with \`tether migrate\``);
+    await waitFor(() => api.logs.some((l) => apiSentence.test(l)), { what: "the API's line naming the refused privilege" });
+    await api.stop(10_000);
   });
 
   it("wrong credentials, and an unreachable node with credentials in its URL, fail without quoting them", async () => {

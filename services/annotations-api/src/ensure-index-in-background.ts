@@ -22,7 +22,9 @@ export function ensureIndexInBackground(sink: Sink, collection: Collection<any>,
       try {
         const [report] = await indexReadiness(sink, [collection], { create: true, call: { timeoutMs: 10_000 } });
         // A refused privilege is retried too: the role may be fixed while the API serves writes.
-        if (report!.state === "unreachable" || report!.state === "forbidden") throw new Error(report!.error);
+        // The app's documented role creates no index: `tether migrate` (under the drainer's) does.
+        if (report!.state === "forbidden") throw new Error(`${report!.error}; or create the index with \`tether migrate\` (the drainer's role), as docs/connecting.md#roles says`);
+        if (report!.state === "unreachable") throw new Error(report!.error);
         if (report!.fix) logger.warn({ index: collection.index, state: report!.state, problems: report!.problems, fix: report!.fix }, describeIndexReport(report!));
         else if (attempt > 0) logger.info({ index: collection.index, attempts: attempt + 1 }, "index ensured");
         return true;
