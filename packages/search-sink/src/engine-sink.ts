@@ -194,13 +194,7 @@ export abstract class EngineSink implements Sink {
 
   /** Administrative requests about `index` (a concrete name), without the caller's bounds; a refusal names it. */
   private admin(index: string): aliases.AdminRequest {
-    return async (method, path, body) => {
-      try {
-        return await this.adminRequest(method, path, body);
-      } catch (err) {
-        throw this.refused(err, index);
-      }
-    };
+    return (method, path, body) => this.adminRequest(method, path, body).catch((err: unknown) => Promise.reject(this.refused(err, index)));
   }
 
   async indexLayout(index: string): Promise<IndexLayout> {
@@ -377,11 +371,7 @@ export abstract class EngineSink implements Sink {
 
   /** Makes recent writes visible to search and aggregations (anti-entropy, tests). */
   async refreshIndex(index: string): Promise<void> {
-    try {
-      await this.refreshNow(this.indexName(index));
-    } catch (err) {
-      throw this.refused(err, this.indexName(index));
-    }
+    await this.refreshNow(this.indexName(index)).catch((err: unknown) => Promise.reject(this.refused(err, this.indexName(index))));
   }
 
   /**
