@@ -56,11 +56,20 @@ describe("a secured Elasticsearch: every process connects with the documented se
     const appRole = roleFromDocs("elasticsearch", "tether_app");
     const without = (p: string) => ({ ...drainerRole, indices: drainerRole.indices.map((i) => ({ ...i, privileges: i.privileges.filter((x) => x !== p) })) });
     await es.setFileRealm({
-      roles: { tether_drainer: drainerRole, tether_app: appRole, tether_drainer_no_read: without("read") },
+      roles: {
+        tether_drainer: drainerRole,
+        tether_app: appRole,
+        tether_drainer_no_read: without("read"),
+        tether_drainer_no_manage: without("manage"),
+        // What a verify reads with (the index's metadata, a refresh before comparing, the documents): no create_index, no manage.
+        tether_verify_only: { cluster: ["monitor"], indices: [{ names: ["shop_*"], privileges: ["read", "view_index_metadata", "maintenance"] }] },
+      },
       users: [
         { name: users.drainer.name, password: users.drainer.password, roles: ["tether_drainer"] },
         { name: users.app.name, password: users.app.password, roles: ["tether_app"] },
         { name: "tether_no_read", password: users.drainer.password, roles: ["tether_drainer_no_read"] },
+        { name: "tether_no_manage", password: users.drainer.password, roles: ["tether_drainer_no_manage"] },
+        { name: "tether_verify_only", password: users.drainer.password, roles: ["tether_verify_only"] },
       ],
     });
     const made = async (what: string, path: string, body: unknown) => {
@@ -198,22 +207,93 @@ describe("a secured Elasticsearch: every process connects with the documented se
     expect(JSON.parse(noCa.stdout)).toMatchObject({ indexes: [{ state: "unreachable" }] });
   });
 
-  it("with a privilege taken out of the role, the verb names the missing privilege and the index", async () => {
-    const user = async (name: string) => ({ ...base(), ELASTICSEARCH_USERNAME: name, ELASTICSEARCH_PASSWORD: users.drainer.password });
+  /** The one sentence of a refused privilege, for `verb`, on an index of `prefix`. */
+  const refusal = (verb: string, privilege: string, indexPrefix: string) =>
+    new RegExp(`^permission denied: tether ${verb} needs the index privilege ${privilege}( \\([^)]*\\))? on ${indexPrefix}annotations(__\\S+)?; grant it to the role tether_drainer \\(docs/connecting.md#roles\\); the engine refused user \\S+ \\S+$`);
+  const refusedWith = (r: { code: number; stdout: string; stderr: string }) => (JSON.parse(r.stdout) as { error?: { code: string; message: string; privilege?: string; index?: string; exitCode: number } }).error;
+
+  it("with `manage` taken out of the role, every verb that needs it says the one sentence (`forbidden`, the privilege and the index) and exits 1; the others run", async () => {
+    const env = { ...base(), ELASTICSEARCH_USERNAME: "tether_no_manage", ELASTICSEARCH_PASSWORD: users.drainer.password };
+    // What each verb asks the engine for: manage (create, aliases, refresh, and the index's
+    // metadata it includes), or nothing of it (Postgres only, or documents only).
+    const verbs: { args: string[]; needsManage: boolean }[] = [
+      { args: ["status", "--json"], needsManage: true },
+      { args: ["verify", "--json"], needsManage: true },
+      { args: ["rebuild", "annotation", "--json"], needsManage: true },
+      { args: ["purge-tombstones", "--json"], needsManage: true },
+      { args: ["migrate", "--json"], needsManage: true },
+      { args: ["reindex", "--scope", "ids", "--ids", "1,2", "--json"], needsManage: false },
+      // Its start-up check reads the index's metadata (view_index_metadata, part of manage).
+      { args: ["drain", "--until-empty", "--json"], needsManage: true },
+      { args: ["parked", "list", "--json"], needsManage: false },
+      { args: ["pause", "annotation", "--json"], needsManage: false },
+      { args: ["resume", "annotation", "--json"], needsManage: false },
+    ];
+    for (const { args, needsManage } of verbs) {
+      const r = await out.cli(args, env);
+      const what = `tether ${args.join(" ")}: ${r.code}\n${r.stderr}${r.stdout}`;
+      expect(r.stderr + r.stdout, what).not.toMatch(/security_exception|HTTP 403/);
+      if (!needsManage) {
+        expect(r.code, what).toBe(0);
+        continue;
+      }
+      expect(r.code, what).toBe(1);
+      const verb = args.filter((a) => !a.startsWith("--") && a !== "annotation").join(" ");
+      const error = refusedWith(r)!;
+      expect(error, what).toMatchObject({ code: "forbidden", privilege: "manage", exitCode: 1, index: expect.stringMatching(new RegExp(`^${prefix}annotations`)) });
+      // migrate and status keep their report: the index reads `forbidden`, not `unreachable`.
+      if (verb === "migrate" || verb === "status") {
+        const report = JSON.parse(r.stdout) as { indexes: { state: string; error: string; privilege: string }[] };
+        expect(report.indexes[0], what).toMatchObject({ state: "forbidden", privilege: "manage", error: expect.stringMatching(refusal(verb, "manage", prefix)) });
+        expect(error.message, what).toContain(report.indexes[0]!.error);
+        expect(r.stderr, what).toContain(report.indexes[0]!.error);
+      } else {
+        expect(error.message, what).toMatch(refusal(verb, "manage", prefix));
+        expect(r.stderr, what).toContain(error.message);
+      }
+      expect(r.stderr, what).not.toMatch(/\n\s+at /);
+    }
+  }, 600_000);
+
+  it("`tether migrate` under the app role (no `manage`) cannot create a fresh index: `forbidden`, the privilege, the index with its prefix", async () => {
     // A fresh prefix: migrate must create the index.
     const fresh = `shop_${randomBytes(3).toString("hex")}_`;
-    // The app's role has no `manage`: it cannot create the index.
     const migrate = await out.cli(["migrate", "--json"], { ...base(), ELASTICSEARCH_USERNAME: users.app.name, ELASTICSEARCH_PASSWORD: users.app.password, TETHER_INDEX_PREFIX: fresh });
-    const report = JSON.parse(migrate.stdout) as { indexes: { state: string; error?: string }[] };
     expect(migrate.code).toBe(1);
-    expect(report.indexes[0]!.error).toMatch(new RegExp(`permission denied: user ${users.app.name} may not indices:admin/create on index ${fresh}annotations__\\S+: grant the index privilege create_index \\(or manage`));
-    expect(migrate.stderr).toMatch(/grant the privilege \(docs\/connecting.md#roles\), then run `tether migrate` again/);
-    const verify = await out.cli(["verify", "--json"], await user("tether_no_read"));
+    const doc = JSON.parse(migrate.stdout) as { indexes: { state: string; error?: string }[]; error: { code: string; privilege: string; index: string } };
+    expect(doc.indexes[0]).toMatchObject({ state: "forbidden" });
+    expect(doc.error).toMatchObject({ code: "forbidden", privilege: "manage", index: expect.stringMatching(new RegExp(`^${fresh}annotations__\\S+$`)) });
+    expect(doc.indexes[0]!.error).toMatch(refusal("migrate", "manage", fresh));
+    expect(migrate.stderr).toMatch(/grant the privilege, then run `tether migrate` again/);
+    // Verify never creates the index: on the fresh prefix it says the index is missing and what to run.
+    const verify = await out.cli(["verify", "--json"], { ...asDrainer(), TETHER_INDEX_PREFIX: fresh });
     expect(verify.code).toBe(1);
-    const error = (JSON.parse(verify.stdout) as { error: { code: string; message: string } }).error;
-    expect(error.code).toBe("permission_denied");
-    expect(error.message).toMatch(new RegExp(`permission denied: user tether_no_read may not indices:data/read/search on index ${prefix}annotations(__\\S+)?: grant the index privilege read`));
+    expect(refusedWith(verify)!.message).toMatch(/the index does not exist, so there is nothing to verify: run `tether migrate` to create it/);
+    expect((await es.request("GET", `/_alias/${fresh}annotations`)).status).toBe(404);
+  });
+
+  it("`tether verify` reads only: it runs under a role without `manage` or `create_index`, and without `read` it names `read`", async () => {
+    const readOnly = await out.cli(["verify", "--json"], { ...base(), ELASTICSEARCH_USERNAME: "tether_verify_only", ELASTICSEARCH_PASSWORD: users.drainer.password });
+    expect(readOnly.code, readOnly.stderr).toBe(0);
+    const verify = await out.cli(["verify", "--json"], { ...base(), ELASTICSEARCH_USERNAME: "tether_no_read", ELASTICSEARCH_PASSWORD: users.drainer.password });
+    expect(verify.code).toBe(1);
+    const error = refusedWith(verify)!;
+    expect(error).toMatchObject({ code: "forbidden", privilege: "read", index: expect.stringMatching(new RegExp(`^${prefix}annotations`)) });
+    expect(error.message).toMatch(refusal("verify", "read", prefix));
     expect(verify.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("the drainer refused `manage` at start, and the API under the app role, say the same sentence, each naming itself and its role", async () => {
+    const fresh = `shop_${randomBytes(3).toString("hex")}_`;
+    const drainer = await out.service("drainer", { ...base(), TETHER_INDEX_PREFIX: fresh, ELASTICSEARCH_USERNAME: "tether_no_manage", ELASTICSEARCH_PASSWORD: users.drainer.password });
+    const sentence = new RegExp(`permission denied: the drainer needs the index privilege manage( \\([^)]*\\))? on ${fresh}annotations\\S*; grant it to the role tether_drainer \\(docs/connecting.md#roles\\)`);
+    await waitFor(() => drainer.logs.some((l) => sentence.test(l)), { what: "the drainer's start-up line naming the refused privilege" });
+    await drainer.stop(10_000);
+    // The API under the app role cannot create the index: the same sentence, naming the API and its role, and the way out.
+    const api = await out.service("api", { ...base(), TETHER_INDEX_PREFIX: fresh, ELASTICSEARCH_USERNAME: users.app.name, ELASTICSEARCH_PASSWORD: users.app.password });
+    const apiSentence = new RegExp(`permission denied: the API needs the index privilege create_index \\(or manage, all\\) on ${fresh}annotations__\\S+; grant it to the role tether_app \\(docs/connecting.md#roles\\).*or create the index with \`tether migrate\``);
+    await waitFor(() => api.logs.some((l) => apiSentence.test(l)), { what: "the API's line naming the refused privilege" });
+    await api.stop(10_000);
   });
 
   it("wrong credentials, and an unreachable node with credentials in its URL, fail without quoting them", async () => {

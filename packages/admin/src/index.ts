@@ -13,5 +13,6 @@
 export { tetherAdmin, CONTENT_SECURITY_POLICY } from "./admin-plugin.js";
 export { parseAdminTokens, resolveAdminOptions, type AdminOptions, type AdminRole, type AdminToken, type AdminLogger } from "./admin-options.js";
 export { CSRF_HEADER, SESSION_COOKIE, type AdminIdentity } from "./admin-auth.js";
-export { traceEntity, type EntityTrace, type TraceVerdict } from "./entity-trace.js";
+// The trace lives in core, shared with `tether trace`; re-exported here for the console's users.
+export { traceEntity, type EntityTrace, type TraceVerdict } from "@tether/core/internal";
 export { WEB_DIST } from "./web-dist.js";

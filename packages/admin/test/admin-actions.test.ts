@@ -39,6 +39,14 @@ describe("steering the queue through the admin API", () => {
     expect(missing.json()).toMatchObject({ error: "validation", field: "reason" });
   });
 
+  it("takes a collection name for a lane, resolved to its lane (the answer names the lane), as the API docs say", async () => {
+    expect(await post("/admin/lanes/annotation/pause", { reason: "by collection" })).toEqual({ name: "sync_annotation", paused: true, changed: true });
+    expect(await post("/admin/lanes/annotation/resume", {})).toEqual({ name: "sync_annotation", paused: false, changed: true });
+    const openapi = (await t.app.inject({ method: "GET", url: "/admin/openapi.json", headers: asViewer })).json() as { paths: Record<string, { post: { parameters: { name: string; description?: string }[] } }> };
+    const param = openapi.paths["/admin/lanes/{name}/pause"]!.post.parameters.find((p) => p.name === "name");
+    expect(param?.description).toMatch(/a collection name resolves to its lane/);
+  });
+
   it("lists queued jobs filtered and cursor-paginated, cancels selected ones and reprioritizes by filter", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await t.annotate({ user: `acct:page${i % 2}` }, { directSync: false }));

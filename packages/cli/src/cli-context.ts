@@ -13,6 +13,7 @@ import {
   type TetherOptions,
 } from "@tether/core";
 import { createLogger, sinkSetting } from "@tether/service-kit/lite";
+import { cliActor } from "./cli-actor.js";
 import { UsageError } from "./cli-errors.js";
 import { loadCliEnv } from "./env.js";
 
@@ -64,7 +65,8 @@ export async function openCliContext(opts: CliContextOptions = {}): Promise<CliC
     // The engine's connection variables as every process reads them; the config's factory decides
     // them with its own options (a bad or contradictory one is a ConnectionSettingError: exit 2).
     const setting = sinkSetting({ ...env.source, ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, OPENSEARCH_URL: env.OPENSEARCH_URL });
-    sink = config.sink(setting.environment);
+    // A refused privilege names the verb and the role docs/connecting.md gives it.
+    sink = config.sink({ ...setting.environment, actor: cliActor() });
   } catch (err) {
     await db.destroy();
     throw err instanceof ConnectionSettingError ? err : new UsageError((err as Error).message);

@@ -1,5 +1,5 @@
 import { CommanderError } from "commander";
-import { ConfigError, ConnectionSettingError, ValidationError } from "@tether/core";
+import { ConfigError, ConnectionSettingError, SinkPermissionError, ValidationError } from "@tether/core";
 import { PG_CONNECTION_EXCEPTION_CLASS, PgErrorCode, pgErrorCode, PermanentSinkError, postgresTlsProblem, RetryableSinkError } from "@tether/core/internal";
 import { maskUrl, scrubSecrets } from "@tether/service-kit/lite";
 import { CommandFailedError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, SchemaMissingError, UsageError } from "./cli-errors.js";
@@ -10,11 +10,21 @@ export interface CliErrorReport {
    * Stable machine-readable kind: usage, invalid_setting (a connection setting of the engine,
    * named in the message), schema_missing, postgres_unreachable, elasticsearch_unreachable,
    * elasticsearch_error, authentication_failed (the engine refused the credentials),
-   * permission_denied (the engine refused a privilege), failed.
+   * forbidden (the engine refused a privilege: `privilege` and `index` say which, on what), failed.
    */
   code: string;
   message: string;
   exitCode: number;
+  /** With `forbidden`: the privilege to grant. */
+  privilege?: string;
+  /** With `forbidden`: the concrete index (with its prefix) it is needed on; absent for a cluster privilege. */
+  index?: string;
+}
+
+/** The report of a refused privilege: core's one sentence, with the privilege and the index as fields. */
+export function forbiddenReport(err: SinkPermissionError): CliErrorReport {
+  const { privilege, index } = err.refusal;
+  return { code: "forbidden", message: scrubSecrets(err.message), exitCode: EXIT_FAILURE, privilege, ...(index ? { index } : {}) };
 }
 
 /** Where the CLI was pointed, to name the service in a connection error (passwords masked). */
@@ -88,12 +98,14 @@ export function describeCliError(err: unknown, targets: CliTargets): CliErrorRep
   const engine = targets.engine ?? "Elasticsearch";
   const es = targets.elasticsearchUrl ? targets.elasticsearchUrl.split(",").map((u) => maskUrl(u.trim())).join(",") : `${engine}'s URL`;
   if (schemaMissing(err)) return { code: "schema_missing", message: `the tether schema is missing in Postgres at ${pg}: run \`tether migrate\` first`, exitCode: EXIT_FAILURE };
+  const refused = SinkPermissionError.in(err);
+  if (refused) return forbiddenReport(refused);
   const esErr = fromElasticsearch(err);
   if (esErr?.connection) return { code: "elasticsearch_unreachable", message: `cannot reach ${engine} at ${es}: ${scrubSecrets(messageOf(err))}`, exitCode: EXIT_FAILURE };
   // The client's own messages span lines ("Root causes: …"): one line, as every other message.
   const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ");
   if (esErr?.status === 401) return { code: "authentication_failed", message: `${engine} at ${es} refused the credentials (HTTP 401): ${scrubSecrets(oneLine(messageOf(err)))}`, exitCode: EXIT_FAILURE };
-  if (esErr?.status === 403) return { code: "permission_denied", message: `${engine} at ${es} refused: ${scrubSecrets(oneLine(messageOf(err)))}`, exitCode: EXIT_FAILURE };
+  if (esErr?.status === 403) return { code: "forbidden", message: `${engine} at ${es} refused: ${scrubSecrets(oneLine(messageOf(err)))}`, exitCode: EXIT_FAILURE };
   if (esErr) return { code: "elasticsearch_error", message: `${engine} at ${es} failed: ${scrubSecrets(messageOf(err))}`, exitCode: EXIT_FAILURE };
   // TLS first: a certificate that did not verify is not "unreachable", and says what to fix.
   const tls = postgresTlsProblem(err, targets.databaseUrl);

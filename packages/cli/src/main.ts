@@ -15,7 +15,8 @@
  * stderr, default warn).
  * Exit codes: 0 ok, 1 the verb failed, 2 bad usage, a bad config or a bad connection setting, 3 `drain --until-empty` left work only an
  * operator can unblock (parked, paused, failing), 4 `drain --until-empty` hit its --timeout.
- * Under --json a failure is also one JSON document on stdout: `{ "error": { code, message, exitCode } }`.
+ * Under --json a failure is also one JSON document on stdout: `{ "error": { code, message, exitCode } }`
+ * (a refused privilege: `code: "forbidden"` with `privilege` and `index`).
  *
  * Each verb lives in ./commands/<verb>.ts and is registered below with one line.
  */
@@ -34,6 +35,7 @@ import { registerStatus } from "./commands/status.js";
 import { registerVerify } from "./commands/verify.js";
 import { registerPurgeTombstones } from "./commands/purge-tombstones.js";
 import { registerRebuild } from "./commands/rebuild.js";
+import { registerTrace } from "./commands/trace.js";
 import { createProgram } from "./program.js";
 
 const program = createProgram();
@@ -50,6 +52,7 @@ registerCapture(program);
 registerAdopt(program);
 registerPurgeTombstones(program);
 registerRebuild(program);
+registerTrace(program);
 
 try {
   await program.parseAsync(process.argv);

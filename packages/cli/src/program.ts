@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { Command } from "commander";
+import { noteVerb } from "./cli-actor.js";
 
 // The same relative path from src/ and dist/.
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -23,6 +24,8 @@ export function createProgram(): Command {
       const config = program.opts<{ config?: string }>().config;
       if (config !== undefined) inheritConfig(verb, config);
     })
+    // A refused privilege names the verb (`tether rebuild needs the index privilege …`).
+    .hook("preAction", (_program, action) => noteVerb(action))
     .exitOverride()
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });

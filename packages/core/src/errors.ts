@@ -26,8 +26,8 @@ export class RetryableSinkError extends TetherError {
 
 /** A failure that will not succeed by retrying the same input (mapping error, too large). */
 export class PermanentSinkError extends TetherError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("E_SINK_PERMANENT", message, options);
+  constructor(message: string, options?: { cause?: unknown }, code = "E_SINK_PERMANENT") {
+    super(code, message, options);
   }
 }
 

@@ -106,6 +106,7 @@ export { contentHash } from "./verify/content-hash.js";
 
 // Errors: each has a stable `code`.
 export { DeadlineExceededError, NotFoundError, PermanentSinkError, RetryableSinkError, TetherError, ValidationError } from "./errors.js";
+export { permissionDenied, SinkPermissionError, type RefusalActor, type SinkRefusal } from "./sink-refusal.js";
 export type { Logger } from "./logger.js";
 
 // Capturing writes that bypass the writer, and adopting an existing table.

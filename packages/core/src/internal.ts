@@ -38,6 +38,9 @@ export * from "./verify/verification-matrix.js";
 export * from "./write/version-rule.js";
 export * from "./verify/verify-collection.js";
 export * from "./ops/alerts.js";
+export { ALERT_NAMES, ALERT_SUMMARIES } from "./ops/alert-types.js";
+// The entity trace, for the admin console and `tether trace`.
+export * from "./ops/entity-trace.js";
 export * from "./ops/dead-jobs.js";
 export * from "./ops/lane-name.js";
 export * from "./ops/maintenance.js";

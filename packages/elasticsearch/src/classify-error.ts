@@ -1,4 +1,4 @@
-import { describePermissionDenied } from "@tether/search-sink";
+import { describePermissionDenied, type RefusalContext } from "@tether/search-sink";
 import { elasticsearchModule } from "./elasticsearch-module.js";
 
 /** Whole-request failures worth another attempt: no answer, 429, 5xx, timeouts. */
@@ -16,12 +16,19 @@ export function isRetryableRequestError(err: unknown): boolean {
   );
 }
 
-export function describeError(err: unknown): string {
+/** The 403 reason of a client error, when the engine refused a privilege. */
+export function refusedReason(err: unknown): string | undefined {
+  const { errors } = elasticsearchModule();
+  if (!(err instanceof errors.ResponseError) || err.statusCode !== 403) return undefined;
+  return (err.meta?.body as { error?: { reason?: string } } | undefined)?.error?.reason;
+}
+
+export function describeError(err: unknown, context: RefusalContext = {}): string {
   const { errors } = elasticsearchModule();
   if (err instanceof errors.ResponseError) {
     const body = err.meta?.body as { error?: { type?: string; reason?: string } } | undefined;
-    const denied = err.statusCode === 403 ? describePermissionDenied(body?.error?.reason) : undefined;
-    if (denied) return `HTTP 403 ${denied}`;
+    const denied = err.statusCode === 403 ? describePermissionDenied(body?.error?.reason, context) : undefined;
+    if (denied) return denied;
     return `HTTP ${err.statusCode ?? "?"}${body?.error?.type ? ` ${body.error.type}` : ""}${body?.error?.reason ? `: ${body.error.reason}` : ""}`;
   }
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);

@@ -1,5 +1,6 @@
 import type { Client } from "@elastic/elasticsearch";
 import { resolveConnection, type ConnectionOptions, type SinkFactory } from "@tether/core";
+import { fingerprintTrust } from "./ca-fingerprint-problem.js";
 import { elasticsearchClientOptions } from "./elasticsearch-client-options.js";
 import { elasticsearchModule } from "./elasticsearch-module.js";
 import { ElasticsearchSink, type ElasticsearchSinkOptions } from "./elasticsearch-sink.js";
@@ -35,6 +36,9 @@ export function elasticsearch(opts: ElasticsearchFactoryOptions = {}): SinkFacto
       requestTimeoutMs: c.requestTimeoutMs,
       maxBulkBytes: c.maxBulkBytes,
       indexPrefix: indexPrefix ?? env.indexPrefix ?? "",
+      ...(env.actor ? { actor: env.actor } : {}),
+      // A client given whole checks what it was told; a fingerprint of ours is refused when the node's chain cannot satisfy it.
+      ...(!client && fingerprintTrust(c) ? { fingerprint: fingerprintTrust(c)! } : {}),
     });
   };
 }

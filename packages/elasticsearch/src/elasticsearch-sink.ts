@@ -1,11 +1,17 @@
 import type { Client } from "@elastic/elasticsearch";
 import { elasticsearchModule } from "./elasticsearch-module.js";
-import { ANSWER_FILTERS, EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
-import { describeError, isRetryableRequestError } from "./classify-error.js";
+import { ANSWER_FILTERS, EngineSink, readRefusal, type EngineFailure, type RefusalContext, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
+import { describeError, isRetryableRequestError, refusedReason } from "./classify-error.js";
+import { fingerprintProblem, type FingerprintTrust } from "./ca-fingerprint-problem.js";
 
 export interface ElasticsearchSinkOptions extends EngineSinkOptions {
   /** A configured client, or a node URL to build one (no client-side retries: the sink retries). */
   client: Client | string;
+  /**
+   * When the client checks a CA fingerprint: its setting. A node whose chain holds no CA then
+   * fails every call with a `ConnectionSettingError` naming it. Default: none.
+   */
+  fingerprint?: FingerprintTrust;
 }
 
 /**
@@ -19,9 +25,11 @@ export interface ElasticsearchSinkOptions extends EngineSinkOptions {
 export class ElasticsearchSink extends EngineSink {
   readonly kind = "elasticsearch";
   readonly client: Client;
+  private readonly fingerprint: FingerprintTrust | undefined;
 
   constructor(opts: ElasticsearchSinkOptions) {
     super(opts);
+    this.fingerprint = opts.fingerprint;
     this.client = typeof opts.client === "string" ? new (elasticsearchModule().Client)({ node: opts.client, maxRetries: 0, requestTimeout: 30_000 }) : opts.client;
   }
 
@@ -76,13 +84,22 @@ export class ElasticsearchSink extends EngineSink {
     return { status: res.statusCode ?? 200, body: res.body };
   }
 
-  describeFailure(err: unknown): EngineFailure {
-    const description = describeError(err);
+  describeFailure(err: unknown, context: RefusalContext = {}): EngineFailure {
+    const description = describeError(err, context);
     const { errors } = elasticsearchModule();
     if (err instanceof errors.RequestAbortedError) return { kind: "aborted", description };
     const status = err instanceof errors.ResponseError ? err.statusCode : undefined;
     const type = err instanceof errors.ResponseError ? (err.meta?.body as { error?: { type?: string } } | undefined)?.error?.type : undefined;
-    return { kind: isRetryableRequestError(err) ? "retryable" : "permanent", ...(status !== undefined ? { status } : {}), ...(type ? { type } : {}), description };
+    const refusal = readRefusal(refusedReason(err), context);
+    const fatal = fingerprintProblem(err, this.fingerprint);
+    return {
+      kind: isRetryableRequestError(err) ? "retryable" : "permanent",
+      ...(status !== undefined ? { status } : {}),
+      ...(type ? { type } : {}),
+      description,
+      ...(refusal ? { refusal, ...(context.actor ? { actor: context.actor } : {}) } : {}),
+      ...(fatal ? { fatal } : {}),
+    };
   }
 
   async close(): Promise<void> {

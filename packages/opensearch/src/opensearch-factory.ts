@@ -38,6 +38,7 @@ export function opensearch(opts: OpenSearchFactoryOptions = {}): SinkFactory {
       requestTimeoutMs: c.requestTimeoutMs,
       maxBulkBytes: c.maxBulkBytes,
       indexPrefix: indexPrefix ?? env.indexPrefix ?? "",
+      ...(env.actor ? { actor: env.actor } : {}),
     });
   };
 }

@@ -1,7 +1,7 @@
 import type { Client } from "@opensearch-project/opensearch";
 import type { TransportRequestOptions, TransportRequestPromise } from "@opensearch-project/opensearch/lib/Transport.js";
 import { openSearchModule } from "./opensearch-module.js";
-import { ANSWER_FILTERS, describePermissionDenied, EngineSink, type EngineFailure, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
+import { ANSWER_FILTERS, describePermissionDenied, EngineSink, readRefusal, type EngineFailure, type RefusalContext, type EngineRequest, type EngineSinkOptions, type MgetDoc, type SearchAnswer } from "@tether/search-sink";
 
 export interface OpenSearchSinkOptions extends EngineSinkOptions {
   /** A configured client, or a node URL to build one (no client-side retries: the sink retries). */
@@ -20,12 +20,12 @@ function isRetryable(err: unknown): boolean {
   );
 }
 
-function describe(err: unknown): string {
+function describe(err: unknown, context: RefusalContext): string {
   const { errors } = openSearchModule();
   if (err instanceof errors.ResponseError) {
     const e = (err.body as { error?: { type?: string; reason?: string } } | undefined)?.error;
-    const denied = err.statusCode === 403 ? describePermissionDenied(e?.reason) : undefined;
-    if (denied) return `HTTP 403 ${denied}`;
+    const denied = err.statusCode === 403 ? describePermissionDenied(e?.reason, context) : undefined;
+    if (denied) return denied;
     return `HTTP ${err.statusCode}${e?.type ? ` ${e.type}` : ""}${e?.reason ? `: ${e.reason}` : ""}`;
   }
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
@@ -126,13 +126,21 @@ export class OpenSearchSink extends EngineSink {
     return { status: res.statusCode ?? 200, body: res.body };
   }
 
-  describeFailure(err: unknown): EngineFailure {
-    const description = describe(err);
+  describeFailure(err: unknown, context: RefusalContext = {}): EngineFailure {
+    const description = describe(err, context);
     const { errors } = openSearchModule();
     if (err instanceof errors.RequestAbortedError) return { kind: "aborted", description };
     const response = err instanceof errors.ResponseError ? err : undefined;
     const type = (response?.body as { error?: { type?: string } } | undefined)?.error?.type;
-    return { kind: isRetryable(err) ? "retryable" : "permanent", ...(response ? { status: response.statusCode } : {}), ...(type ? { type } : {}), description };
+    const reason = response?.statusCode === 403 ? (response.body as { error?: { reason?: string } } | undefined)?.error?.reason : undefined;
+    const refusal = readRefusal(reason, context);
+    return {
+      kind: isRetryable(err) ? "retryable" : "permanent",
+      ...(response ? { status: response.statusCode } : {}),
+      ...(type ? { type } : {}),
+      description,
+      ...(refusal ? { refusal, ...(context.actor ? { actor: context.actor } : {}) } : {}),
+    };
   }
 
   async close(): Promise<void> {

@@ -79,7 +79,7 @@ describe("OpenSearch connection settings: SigV4, CA, client certificate, basic a
     expect(r.code).toBe(1);
     expect(sigv4.refused.length).toBeGreaterThan(before);
     expect(sigv4.refused.at(-1)).toBe("The request signature we calculated does not match the signature you provided");
-    expect((JSON.parse(r.stdout) as { error: { code: string } }).error.code).toBe("permission_denied");
+    expect((JSON.parse(r.stdout) as { error: { code: string } }).error.code).toBe("forbidden");
   });
 
   it("over TLS with a private CA and a client certificate, with basic auth or a bearer token", async () => {

@@ -1,5 +1,5 @@
 import type { SinkItemResult, SinkOperation } from "@tether/core";
-import { describePermissionDenied } from "./permission-denied.js";
+import { describePermissionDenied, type RefusalContext } from "./permission-denied.js";
 
 /** One item of a `_bulk` answer, under its action key (`{ index: {...} }`). */
 export type BulkItem = { _id?: string | null; status: number; error?: { type?: string; reason?: string | null } | null; result?: string };
@@ -17,8 +17,9 @@ export function isPermanentItemStatus(status: number, type: string | undefined):
 /**
  * Classifies a `_bulk` answer into one result per operation, in order. Results are matched by
  * id, not position: a proxy or a partial failure may drop items, and a missing one is retryable.
+ * `context` completes a refused item's sentence (the bulk's index, the process's actor).
  */
-export function bulkItemResults(ops: readonly SinkOperation[], items: readonly Record<string, unknown>[]): SinkItemResult[] {
+export function bulkItemResults(ops: readonly SinkOperation[], items: readonly Record<string, unknown>[], context: RefusalContext = {}): SinkItemResult[] {
   const byId = new Map<string, BulkItem>();
   for (const item of items) {
     const r = Object.values(item)[0] as BulkItem | undefined;
@@ -33,8 +34,9 @@ export function bulkItemResults(ops: readonly SinkOperation[], items: readonly R
       const current = /current version \[(\d+)\]/.exec(r.error?.reason ?? "")?.[1];
       return { id: op.id, status: "conflict", ...(current ? { currentVersion: Number(current) } : {}) };
     }
-    const denied = r.status === 403 ? describePermissionDenied(r.error?.reason) : undefined;
-    const error = denied ? `HTTP 403 ${denied}` : `HTTP ${r.status} ${r.error?.type ?? ""}: ${r.error?.reason ?? ""}`.trim();
+    // A refused item reads as every other refusal (the index is the bulk's, when the engine names none).
+    const denied = r.status === 403 ? describePermissionDenied(r.error?.reason, context) : undefined;
+    const error = denied ? denied : `HTTP ${r.status} ${r.error?.type ?? ""}: ${r.error?.reason ?? ""}`.trim();
     return isPermanentItemStatus(r.status, r.error?.type ?? undefined) ? { id: op.id, status: "permanent", error } : { id: op.id, status: "retryable", error };
   });
 }

@@ -1,5 +1,5 @@
 import pRetry, { AbortError } from "p-retry";
-import { PermanentSinkError, RetryableSinkError, type SinkCallOptions } from "@tether/core";
+import { ConnectionSettingError, PermanentSinkError, RetryableSinkError, SinkPermissionError, type RefusalActor, type SinkCallOptions, type SinkRefusal } from "@tether/core";
 
 /** What one request to the engine carries: the caller's signal and a timeout. */
 export interface EngineRequest {
@@ -15,12 +15,22 @@ export interface EngineFailure {
   /** The engine's error type, e.g. `resource_already_exists_exception`. */
   type?: string;
   description: string;
+  /** A refused privilege (HTTP 403), read with the request's index and the process's actor. */
+  refusal?: SinkRefusal;
+  /** Who the process is, for the sentence of a refusal. */
+  actor?: RefusalActor;
+  /**
+   * An error no retry and no caller can get past, thrown as it is: a connection setting that
+   * cannot work with this node (a CA fingerprint against a node that sends no CA in its chain).
+   */
+  fatal?: Error;
 }
 
 /**
  * Runs one request with retries (jittered backoff, 100 ms to 2 s): an abort (the caller's
  * signal, a deadline) and a permanent failure end at once; whatever still fails throws
- * `RetryableSinkError` or `PermanentSinkError` naming `what` and the engine's answer.
+ * `RetryableSinkError` or `PermanentSinkError` naming `what` and the engine's answer; a refused
+ * privilege throws `SinkPermissionError` at once (core's one sentence for it).
  */
 export async function callEngine<T>(
   what: string,
@@ -41,6 +51,8 @@ export async function callEngine<T>(
             const why = opts?.signal?.aborted ? describe(opts.signal.reason).description : f.description;
             throw new AbortError(new RetryableSinkError(`${what} aborted: ${why}`, { cause: err }));
           }
+          if (f.fatal) throw new AbortError(f.fatal);
+          if (f.refusal) throw new AbortError(new SinkPermissionError(f.refusal, f.actor, { cause: err }));
           if (f.kind === "permanent") throw new AbortError(new PermanentSinkError(`${what} failed: ${f.description}`, { cause: err }));
           throw new RetryableSinkError(`${what} failed: ${f.description}`, { cause: err });
         }
@@ -48,7 +60,8 @@ export async function callEngine<T>(
       { retries: opts?.retries ?? defaults.retries, minTimeout: 100, maxTimeout: 2_000, factor: 3, randomize: true, ...(opts?.signal ? { signal: opts.signal } : {}) },
     );
   } catch (err) {
-    if (err instanceof RetryableSinkError || err instanceof PermanentSinkError) throw err;
+    // A setting that cannot work (EngineFailure.fatal) leaves as it is.
+    if (err instanceof RetryableSinkError || err instanceof PermanentSinkError || err instanceof ConnectionSettingError) throw err;
     throw new RetryableSinkError(`${what} failed: ${describe(err).description}`, { cause: err });
   }
 }

@@ -1,5 +1,7 @@
 import {
   PermanentSinkError,
+  SinkPermissionError,
+  type RefusalActor,
   type BucketRange,
   type BucketSummary,
   type DownstreamState,
@@ -14,6 +16,7 @@ import {
   DEFAULT_MAX_BULK_BYTES,
 } from "@tether/core";
 import { bulkItemResults } from "./bulk-item-results.js";
+import type { RefusalContext } from "./permission-denied.js";
 import { callEngine, type EngineFailure, type EngineRequest } from "./engine-call.js";
 import { bulkLines, ndjson, splitBySize } from "./bulk-body.js";
 import { META_FIELD, META_MAPPING } from "./document-meta.js";
@@ -24,6 +27,7 @@ import { keyRange, listBucketStates, summarizeBuckets } from "./bucket-reads.js"
 import { purgeTombstonesOf } from "./purge-tombstones.js";
 import { scanPages } from "./scan-pages.js";
 import { sourceOf, statesOf, versionsOf } from "./mget-reads.js";
+import { highestVersionOf } from "./highest-version.js";
 
 export type { EngineFailure, EngineRequest } from "./engine-call.js";
 export type { MgetDoc, SearchAnswer } from "./engine-answers.js";
@@ -45,6 +49,11 @@ export interface EngineSinkOptions {
    * OpenSearch Service instance types refuse bodies over 10 MiB). Default 5 MiB.
    */
   maxBulkBytes?: number;
+  /**
+   * Who the process is (`tether verify` under `tether_drainer`): a refused privilege throws
+   * `SinkPermissionError` naming the verb and the role to grant. Default: unnamed.
+   */
+  actor?: RefusalActor;
 }
 
 const LIST_PAGE = 5_000;
@@ -63,6 +72,7 @@ export abstract class EngineSink implements Sink {
   protected readonly refreshOnWrite: boolean;
   private readonly replicas: number;
   private readonly maxBulkBytes: number;
+  private readonly actor: RefusalActor | undefined;
   /**
    * Whether the engine can aggregate `_version` (Elasticsearch can; OpenSearch has no fielddata
    * for it). Without it `summarize` sums the versions from a scan of ids and versions instead:
@@ -77,6 +87,7 @@ export abstract class EngineSink implements Sink {
     this.refreshOnWrite = opts.refresh ?? false;
     this.replicas = opts.replicas ?? 0;
     this.maxBulkBytes = opts.maxBulkBytes ?? DEFAULT_MAX_BULK_BYTES;
+    this.actor = opts.actor;
   }
 
   /** Realtime `_mget`; an empty `sourceIncludes` asks for no source at all (`_source: false`). */
@@ -100,8 +111,11 @@ export abstract class EngineSink implements Sink {
    * throw. Without `r`, a long timeout (clones, index creation) and no signal.
    */
   protected abstract adminRequest(method: "GET" | "HEAD" | "PUT" | "POST" | "DELETE", path: string, body?: unknown, r?: EngineRequest): Promise<{ status: number; body: unknown }>;
-  /** Reads any error the client throws (or an abort reason). */
-  abstract describeFailure(err: unknown): EngineFailure;
+  /**
+   * Reads any error the client throws (or an abort reason); a refused privilege as `refusal`,
+   * completed from `context` (the request's index, the process's actor).
+   */
+  abstract describeFailure(err: unknown, context?: RefusalContext): EngineFailure;
   abstract close(): Promise<void>;
 
   /** Whether `err` (a client error, or a sink error wrapping one) says the index does not exist. */
@@ -115,9 +129,23 @@ export abstract class EngineSink implements Sink {
     return `${this.prefix}${index}`;
   }
 
-  /** Runs one request with retries; throws RetryableSinkError or PermanentSinkError. */
-  protected call<T>(what: string, opts: SinkCallOptions | undefined, fn: (r: EngineRequest) => Promise<T>): Promise<T> {
-    return callEngine(what, opts, { timeoutMs: this.requestTimeoutMs, retries: this.retries }, (err) => this.describeFailure(err), fn);
+  /**
+   * Runs one request with retries on `index` (the concrete name, when the request names one);
+   * throws RetryableSinkError, PermanentSinkError or SinkPermissionError.
+   */
+  protected call<T>(what: string, opts: SinkCallOptions | undefined, fn: (r: EngineRequest) => Promise<T>, index?: string): Promise<T> {
+    return callEngine(what, opts, { timeoutMs: this.requestTimeoutMs, retries: this.retries }, (err) => this.describeFailure(err, this.context(index)), fn);
+  }
+
+  private context(index: string | undefined): RefusalContext {
+    return { ...(index ? { index } : {}), ...(this.actor ? { actor: this.actor } : {}) };
+  }
+
+  /** A refused privilege as SinkPermissionError (the one sentence), a setting that cannot work as its error; any other error as it came. */
+  private refused(err: unknown, index: string): unknown {
+    if (err instanceof SinkPermissionError) return err;
+    const f = this.describeFailure(err, this.context(index));
+    return f.fatal ?? (f.refusal ? new SinkPermissionError(f.refusal, this.actor, { cause: err }) : err);
   }
 
   /** The body of an index Tether creates: one shard, the configured replicas, tether's metadata mapping merged in. */
@@ -135,18 +163,18 @@ export abstract class EngineSink implements Sink {
       const f = this.describeFailure(err);
       // After a rebuild the name is an alias of the live index: that is the index existing too.
       const isAlias = f.type === "invalid_index_name_exception" && /already exists as alias/.test(f.description);
-      if (f.type !== "resource_already_exists_exception" && !isAlias) throw err;
+      if (f.type !== "resource_already_exists_exception" && !isAlias) throw this.refused(err, name);
       this.noteLayout(name, isAlias ? "alias" : "index");
     }
   }
 
   async provisionIndex(index: string, mappings: Record<string, unknown> = {}, opts?: SinkCallOptions): Promise<{ created: boolean }> {
-    return this.call("provisionIndex", { retries: 0, ...opts }, (r) => lifecycle.provisionIndex(this.adminWith(r), this.indexName(index), this.indexBody(mappings)));
+    return this.call("provisionIndex", { retries: 0, ...opts }, (r) => lifecycle.provisionIndex(this.adminWith(r), this.indexName(index), this.indexBody(mappings)), this.indexName(index));
   }
 
   async checkIndex(index: string, mappings: Record<string, unknown> = {}, opts?: SinkCallOptions): Promise<IndexCheck> {
     const name = this.indexName(index);
-    const check = await this.call("checkIndex", { retries: 0, ...opts }, (r) => lifecycle.checkIndex(this.adminWith(r), name, this.indexBody(mappings).mappings));
+    const check = await this.call("checkIndex", { retries: 0, ...opts }, (r) => lifecycle.checkIndex(this.adminWith(r), name, this.indexBody(mappings).mappings), name);
     this.noteLayout(name, check.kind === "present" ? check.layout : "missing");
     return check;
   }
@@ -165,42 +193,45 @@ export abstract class EngineSink implements Sink {
     return (method, path, body) => this.adminRequest(method, path, body, r);
   }
 
-  private admin: aliases.AdminRequest = (method, path, body) => this.adminRequest(method, path, body);
+  /** Administrative requests about `index` (a concrete name), without the caller's bounds; a refusal names it. */
+  private admin(index: string): aliases.AdminRequest {
+    return (method, path, body) => this.adminRequest(method, path, body).catch((err: unknown) => Promise.reject(this.refused(err, index)));
+  }
 
   async indexLayout(index: string): Promise<IndexLayout> {
-    const layout = await aliases.indexLayout(this.admin, this.indexName(index));
+    const layout = await aliases.indexLayout(this.admin(this.indexName(index)), this.indexName(index));
     this.noteLayout(this.indexName(index), layout.kind);
     if (layout.kind !== "alias") return layout;
     return { kind: "alias", indices: layout.indices.map((name) => (name.startsWith(this.prefix) ? name.slice(this.prefix.length) : name)) };
   }
 
   async swapAlias(alias: string, to: string, opts: { keepAs?: string } = {}): Promise<void> {
-    await aliases.swapAlias(this.admin, this.indexName(alias), this.indexName(to), opts.keepAs === undefined ? undefined : this.indexName(opts.keepAs));
+    await aliases.swapAlias(this.admin(this.indexName(alias)), this.indexName(alias), this.indexName(to), opts.keepAs === undefined ? undefined : this.indexName(opts.keepAs));
     this.noteLayout(this.indexName(alias), "alias");
   }
 
   async deleteIndex(index: string): Promise<void> {
-    await aliases.deleteIndex(this.admin, this.indexName(index));
+    await aliases.deleteIndex(this.admin(this.indexName(index)), this.indexName(index));
     this.noteLayout(this.indexName(index), "missing");
   }
 
   async releaseWriteBlock(index: string): Promise<void> {
-    await aliases.releaseWriteBlock(this.admin, this.indexName(index));
+    await aliases.releaseWriteBlock(this.admin(this.indexName(index)), this.indexName(index));
   }
 
   async setBulkLoading(index: string, loading: boolean): Promise<void> {
-    await aliases.setBulkLoading(this.admin, this.indexName(index), loading);
+    await aliases.setBulkLoading(this.admin(this.indexName(index)), this.indexName(index), loading);
   }
 
   async fetchStates(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {
     if (ids.length === 0) return new Map();
-    return statesOf(await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [`${META_FIELD}.deleted`, `${META_FIELD}.content`], r)));
+    return statesOf(await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [`${META_FIELD}.deleted`, `${META_FIELD}.content`], r), this.indexName(index)));
   }
 
   async fetchVersions(index: string, ids: readonly string[], opts?: SinkCallOptions): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();
     // No source includes: the engine answers from its version map, without loading a document.
-    return versionsOf(await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [], r)));
+    return versionsOf(await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [...ids], [], r), this.indexName(index)));
   }
 
   /**
@@ -209,7 +240,7 @@ export abstract class EngineSink implements Sink {
    * to say whether the document's content matches the row.
    */
   async readDocument(index: string, id: string, opts?: SinkCallOptions): Promise<Record<string, unknown> | undefined> {
-    const [doc] = await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [id], ["*"], r));
+    const [doc] = await this.call("mget", opts, (r) => this.mgetDocs(this.indexName(index), [id], ["*"], r), this.indexName(index));
     return doc ? sourceOf(doc) : undefined;
   }
 
@@ -237,7 +268,7 @@ export abstract class EngineSink implements Sink {
     const requireAlias = !this.concreteIndices.has(target);
     let items;
     try {
-      items = await this.call("bulk", opts, (r) => this.bulkItems(bodies.join(""), r, { requireAlias }));
+      items = await this.call("bulk", opts, (r) => this.bulkItems(bodies.join(""), r, { requireAlias }), target);
     } catch (err) {
       if (err instanceof PermanentSinkError && this.describeFailure(err.cause).status === 413 && ops.length > 1) {
         // The engine's limit is below ours: split until each item stands or fails alone.
@@ -247,7 +278,7 @@ export abstract class EngineSink implements Sink {
       if (err instanceof PermanentSinkError) return ops.map((op) => ({ id: op.id, status: "permanent" as const, error: err.message }));
       throw err;
     }
-    const results = bulkItemResults(ops, items);
+    const results = bulkItemResults(ops, items, this.context(target));
     const refused = results.flatMap((r, i) => (r.status !== "ok" && "error" in r && lifecycle.REQUIRE_ALIAS_REFUSAL.test(r.error) ? [i] : []));
     return refused.length === 0 ? results : this.writeRefused(index, ops, results, refused, opts);
   }
@@ -259,7 +290,7 @@ export abstract class EngineSink implements Sink {
    */
   private async writeRefused(index: string, ops: readonly SinkOperation[], results: SinkItemResult[], refused: number[], opts?: SinkCallOptions): Promise<SinkItemResult[]> {
     const target = this.indexName(index);
-    const layout = await this.call("indexLayout", { ...opts, retries: 0 }, (r) => aliases.indexLayout(this.adminWith(r), target));
+    const layout = await this.call("indexLayout", { ...opts, retries: 0 }, (r) => aliases.indexLayout(this.adminWith(r), target), target);
     this.noteLayout(target, layout.kind);
     if (layout.kind === "index") {
       const again = await this.write(index, refused.map((i) => ops[i]!), opts);
@@ -272,25 +303,19 @@ export abstract class EngineSink implements Sink {
   }
 
   async highestVersion(index: string, opts?: SinkCallOptions): Promise<number | undefined> {
-    let answer: SearchAnswer;
-    try {
-      answer = await this.call("highestVersion", opts, (r) =>
-        this.searchBody(this.indexName(index), { size: 0, track_total_hits: false, aggs: { highest: { max: { field: `${META_FIELD}.version` } } } }, r),
-      );
-    } catch (err) {
+    const target = this.indexName(index);
+    return highestVersionOf((body) => this.call("highestVersion", opts, (r) => this.searchBody(target, body, r), target)).catch((err: unknown) => {
       if (this.isMissingIndex(err)) return undefined;
       throw err;
-    }
-    const value = (answer.aggregations?.highest as { value?: number | null } | undefined)?.value;
-    return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+    });
   }
 
   async summarize(index: string, buckets: readonly BucketRange[], opts?: SinkCallOptions): Promise<BucketSummary[]> {
-    return summarizeBuckets((body) => this.call("summarize", opts, (r) => this.searchBody(this.indexName(index), body, r)), buckets, this.aggregatesVersions);
+    return summarizeBuckets((body) => this.call("summarize", opts, (r) => this.searchBody(this.indexName(index), body, r), this.indexName(index)), buckets, this.aggregatesVersions);
   }
 
   async listStates(index: string, range: BucketRange, opts?: SinkCallOptions): Promise<Map<string, DownstreamState>> {
-    return listBucketStates((body) => this.call("listStates", opts, (r) => this.searchBody(this.indexName(index), body, r)), range);
+    return listBucketStates((body) => this.call("listStates", opts, (r) => this.searchBody(this.indexName(index), body, r), this.indexName(index)), range);
   }
 
   /**
@@ -305,11 +330,11 @@ export abstract class EngineSink implements Sink {
           return true;
         } catch (err) {
           if (this.isMissingIndex(err)) return false;
-          throw err;
+          throw this.refused(err, target);
         }
       },
-      search: (body) => this.call("purgeTombstones", opts, (r) => this.searchBody(target, body, r)),
-      bulk: (lines) => this.call("purgeTombstones", opts, (r) => this.bulkItems(ndjson(lines), r)),
+      search: (body) => this.call("purgeTombstones", opts, (r) => this.searchBody(target, body, r), target),
+      bulk: (lines) => this.call("purgeTombstones", opts, (r) => this.bulkItems(ndjson(lines), r), target),
     });
   }
 
@@ -324,8 +349,8 @@ export abstract class EngineSink implements Sink {
     const query = filter.length > 0 ? { bool: { filter } } : { match_all: {} };
     yield* scanPages({
       size,
-      start: () => this.call("scan", opts, (r) => this.scrollStart(target, { size, version: true, sort: ["_doc"], query }, "2m", r)),
-      next: (scrollId) => this.call("scan", opts, (r) => this.scrollNext(scrollId, "2m", r)),
+      start: () => this.call("scan", opts, (r) => this.scrollStart(target, { size, version: true, sort: ["_doc"], query }, "2m", r), target),
+      next: (scrollId) => this.call("scan", opts, (r) => this.scrollNext(scrollId, "2m", r), target),
       clear: (scrollId) => this.scrollClear(scrollId),
       isMissingIndex: (err) => this.isMissingIndex(err),
     });
@@ -344,7 +369,7 @@ export abstract class EngineSink implements Sink {
   /** How many documents of the index match `query`; 0 when the index does not exist. */
   private async countMatching(what: string, index: string, query: Record<string, unknown>, opts?: SinkCallOptions): Promise<number> {
     try {
-      const res = await this.call(what, opts, (r) => this.searchBody(this.indexName(index), { size: 0, track_total_hits: true, query }, r));
+      const res = await this.call(what, opts, (r) => this.searchBody(this.indexName(index), { size: 0, track_total_hits: true, query }, r), this.indexName(index));
       const total = res.hits.total;
       return typeof total === "number" ? total : (total?.value ?? 0);
     } catch (err) {
@@ -355,7 +380,7 @@ export abstract class EngineSink implements Sink {
 
   /** Makes recent writes visible to search and aggregations (anti-entropy, tests). */
   async refreshIndex(index: string): Promise<void> {
-    await this.refreshNow(this.indexName(index));
+    await this.refreshNow(this.indexName(index)).catch((err: unknown) => Promise.reject(this.refused(err, this.indexName(index))));
   }
 
   /**
@@ -366,7 +391,7 @@ export abstract class EngineSink implements Sink {
    * const { ids } = await sink.searchIds("annotations", { size: 20, _source: false, query: { term: { user: "acct:ann" } } }, { timeoutMs: 2000 });
    */
   async searchIds(index: string, body: Record<string, unknown>, opts: { timeoutMs: number }): Promise<{ ids: string[]; total: number }> {
-    const res = await this.call("search", { timeoutMs: opts.timeoutMs, retries: 0 }, (r) => this.searchBody(this.indexName(index), body, r));
+    const res = await this.call("search", { timeoutMs: opts.timeoutMs, retries: 0 }, (r) => this.searchBody(this.indexName(index), body, r), this.indexName(index));
     const total = res.hits.total;
     return { ids: res.hits.hits.map((h) => String(h._id)), total: typeof total === "number" ? total : (total?.value ?? 0) };
   }

@@ -5,4 +5,4 @@ export * from "./document-meta.js";
 export * from "./engine-sink.js";
 export { ANSWER_FILTERS } from "./engine-answers.js";
 export type { AdminRequest } from "./index-aliases.js";
-export { describePermissionDenied } from "./permission-denied.js";
+export { describePermissionDenied, readRefusal, type RefusalContext } from "./permission-denied.js";

@@ -30,7 +30,8 @@ const loaded = await loadConfig({ path: env.TETHER_CONFIG }).catch(stopOnConfigE
 await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
   // The config's sink and writer options, as the CLI and the drainer read them.
-  const sink = loaded.config.sink(env.SINK.environment);
+  // A refused privilege names the API and the role docs/connecting.md gives it.
+  const sink = loaded.config.sink({ ...env.SINK.environment, actor: { verb: "the API", role: "tether_app" } });
   // This service owns the annotation table whatever the config lists; then the config's own sets.
   await migrate(db, [annotationMigrations, ...(loaded.config.migrations ?? []).filter((m) => m.namespace !== annotationMigrations.namespace)]);
   await checkConfigSchema(db, loaded).catch(async (err: unknown) => {
@@ -40,6 +41,9 @@ await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async 
   // Writes must not wait on the engine: the index is ensured in the background, retried until it
   // answers; jobs wait in Postgres meanwhile and the drainer fills the index.
   const ensuring = ensureIndexInBackground(sink, annotations, logger);
+  // A connection setting that cannot work with the node (a CA fingerprint against a node that
+  // sends no CA) stops the API as a bad setting at start does: one line, exit 78.
+  void startService(logger, () => ensuring.done.then(() => undefined));
   const app = await buildApp({
     db,
     sink,

@@ -28,7 +28,8 @@ const loaded = await loadConfig({ path: configPath }).catch(stopOnConfigError);
 await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async () => {
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "catalog-api" }) as Kysely<CatalogDB>;
   // The config's sink and writer options, as the CLI and the drainer read them.
-  const sink = loaded.config.sink(env.SINK.environment);
+  // A refused privilege names the API and the role docs/connecting.md gives it.
+  const sink = loaded.config.sink({ ...env.SINK.environment, actor: { verb: "the catalog API", role: "tether_app" } });
   await migrate(db, loaded.config.migrations ?? []);
   await checkConfigSchema(db, loaded).catch(async (err: unknown) => {
     await db.destroy();
@@ -37,7 +38,7 @@ await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async 
   // As `tether migrate` does: created behind its alias with the declared mapping when missing.
   // Writes keep working while Elasticsearch is down; the drainer fills the index later.
   for (const report of await indexReadiness(sink, [products], { create: true, call: { timeoutMs: 10_000 } })) {
-    if (report.fix || report.state === "unreachable") logger.warn({ index: report.index, state: report.state, problems: report.problems, fix: report.fix }, describeIndexReport(report));
+    if (report.fix || report.state === "unreachable" || report.state === "forbidden") logger.warn({ index: report.index, state: report.state, problems: report.problems, fix: report.fix }, describeIndexReport(report));
   }
   const app = await buildApp({
     db,

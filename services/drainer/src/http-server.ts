@@ -26,6 +26,7 @@ export interface DrainerServerOptions {
 export function errorCategory(message: string | undefined): string | undefined {
   if (message === undefined) return undefined;
   if (/deadline/i.test(message)) return "deadline_exceeded";
+  if (/^permission denied: /.test(message)) return "forbidden";
   if (/ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|Connection terminated|timeout exceeded when trying to connect|NoLivingConnections|ConnectionError|TimeoutError/i.test(message)) return "unreachable";
   return "failed";
 }

@@ -55,12 +55,13 @@ await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async 
   });
   for (const p of needsAdoption) logger.warn({ collection: p.collection, table: p.table, missing: p.missing, command: p.command }, "collection needs adopting; served once adopted");
   // The config's factory decides the connection with the environment's (docs/connecting.md).
-  const sink = config.sink(env.SINK.environment);
+  // A refused privilege names the drainer and the role docs/connecting.md gives it.
+  const sink = config.sink({ ...env.SINK.environment, actor: { verb: "the drainer", role: "tether_drainer" } });
   // Like `tether migrate`: Tether creates a missing index behind its alias with the declared
   // mapping (writes never let the engine create one), and says which mapping differs and the fix.
   // An engine that does not answer is not fatal: the loop retries it, jobs wait in Postgres.
   for (const report of await indexReadiness(sink, config.collections, { create: true, call: { timeoutMs: 10_000 } })) {
-    if (report.fix || report.state === "unreachable") logger.warn({ index: report.index, collection: report.collection, state: report.state, problems: report.problems, fix: report.fix }, describeIndexReport(report));
+    if (report.fix || report.state === "unreachable" || report.state === "forbidden") logger.warn({ index: report.index, collection: report.collection, state: report.state, problems: report.problems, fix: report.fix }, describeIndexReport(report));
     else logger.info({ index: report.index, collection: report.collection, state: report.state }, describeIndexReport(report));
   }
 

@@ -1,9 +1,9 @@
 import { Type } from "typebox";
 import { ValidationError } from "@tether/core";
+import { traceEntity } from "@tether/core/internal";
 import type { AdminApp, AdminContext } from "../admin-context.js";
 import { DeadJobSchema } from "./dead-job-routes.js";
 import { QueuedJobSchema } from "./job-routes.js";
-import { traceEntity } from "../entity-trace.js";
 import { TraceVerdictSchema } from "../schemas/trace-verdict-schema.js";
 import { AnyObject, authErrors, EntityId, Nullable, Timestamp } from "../schemas/common-schemas.js";
 import { FanoutSchema, ViaSchema } from "../schemas/fanout-schemas.js";

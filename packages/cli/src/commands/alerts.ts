@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { evaluateAlerts, type AlertsReport, type AlertThresholds } from "@tether/core";
+import { ALERT_NAMES, ALERT_SUMMARIES } from "@tether/core/internal";
 import { CommandFailedError } from "../cli-errors.js";
 import { output, table, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 
@@ -30,15 +31,28 @@ function render(r: AlertsReport): string {
   return lines.join("\n");
 }
 
+/** The alerts `--help` lists, from core's one list of them (not a copy). */
+export function alertsHelp(): string {
+  const width = Math.max(...ALERT_NAMES.map((n) => n.length));
+  return [
+    "",
+    `Alerts (${ALERT_NAMES.length}; thresholds from options.alerts in tether.config.ts, overridden by the flags above):`,
+    ...ALERT_NAMES.map((n) => `  ${n.padEnd(width)}  ${ALERT_SUMMARIES[n]}`),
+    "",
+    "What each means and what to do: docs/alerts-and-runbook.md.",
+  ].join("\n");
+}
+
 /**
- * `tether alerts`: evaluates the queue alerts from Postgres (the same as the drainer's /alerts
+ * `tether alerts`: evaluates the queue and verify alerts from Postgres (the same as the drainer's /alerts
  * and the API's /admin/alerts). Exits 1 while any alert fires, so it can gate scripts and cron.
  */
 export function registerAlerts(program: Command): void {
   withCommonOptions(
     program
       .command("alerts")
-      .description("evaluate the queue alerts (completion rate, queue length, expired, parked, oldest due job); exits 1 while any fires")
+      .description(`evaluate the ${ALERT_NAMES.length} alerts (${ALERT_NAMES.join(", ")}) from Postgres; exits 1 while any fires`)
+      .addHelpText("after", alertsHelp())
       .option("--completion-rate-low <perMinute>", "low watermark of confirmed completions per minute (default 1)", numberOption)
       .option("--completion-rate-window <minutes>", "window of the completion rate (default 10)", numberOption)
       .option("--expect-traffic", "fire on a low completion rate even with nothing waiting (traffic never stops here)")

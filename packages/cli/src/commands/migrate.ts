@@ -3,7 +3,7 @@ import { checkConfigSchema, checkVersionFloor, migrate, raiseVersionFloor, type 
 import { verifyKeyReadiness } from "@tether/core/internal";
 import { CommandFailedError } from "../cli-errors.js";
 import { output, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
-import { migrateIndexes, renderIndexReports, unreachableIndexes } from "./migrate-indexes.js";
+import { indexFailure, migrateIndexes, renderIndexReports } from "./migrate-indexes.js";
 import { pendingAdoptionLines } from "./pending-adoption.js";
 import { configWarningLines } from "./config-warnings.js";
 import { verifyKeyLines } from "./verify-key-lines.js";
@@ -30,7 +30,9 @@ export function registerMigrate(program: Command): void {
           const versionFloor = await floorOf(ctx, ctx.collections.filter((c) => !pending.has(c.name)));
           // What the bucketed verify of uuid and text ids still needs (a rebuild, an index on the key).
           const verifyKeys = await verifyKeyReadiness(ctx.db, ctx.sink, ctx.collections.filter((c) => !pending.has(c.name)), { timeoutMs: 5_000, retries: 0 });
-          return { ...applied, needsAdoption, warnings, indexes, versionFloor, ...(verifyKeys.length > 0 ? { verifyKeys } : {}) };
+          // An index that could not be created or checked: the migration is not complete (exit 1).
+          const error = indexFailure(indexes, "created or checked", "run `tether migrate` again");
+          return { ...applied, needsAdoption, warnings, indexes, versionFloor, ...(verifyKeys.length > 0 ? { verifyKeys } : {}), ...(error ? { error } : {}) };
         },
         { checkSchema: false, tetherSchema: false },
       );
@@ -46,13 +48,7 @@ export function registerMigrate(program: Command): void {
           ...verifyKeyLines(result.verifyKeys ?? []),
         ].join("\n"),
       );
-      const unreachable = unreachableIndexes(result.indexes);
-      if (unreachable.length > 0) {
-        // A refused privilege is not an engine that does not answer: the fix is the role (docs/connecting.md#roles).
-        const denied = unreachable.every((r) => /permission denied|HTTP 401/.test(r.error ?? ""));
-        const then = denied ? "grant the privilege (docs/connecting.md#roles), then run `tether migrate` again" : "run `tether migrate` again once the engine answers";
-        throw new CommandFailedError(`the database is migrated, but ${unreachable.length} index(es) could not be created or checked (${unreachable.map((r) => r.error).join("; ")}): ${then}`);
-      }
+      if (result.error) throw new CommandFailedError(`the database is migrated, but ${result.error.message}`);
     },
   );
 }

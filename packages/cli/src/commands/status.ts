@@ -12,7 +12,8 @@ import {
 } from "@tether/core/internal";
 import { output, table, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
 import { configWarningLines } from "./config-warnings.js";
-import { renderIndexReports } from "./migrate-indexes.js";
+import { indexFailure, renderIndexReports } from "./migrate-indexes.js";
+import { CommandFailedError } from "../cli-errors.js";
 import { verifyKeyLines } from "./verify-key-lines.js";
 
 const COLUMNS = ["TOTAL", "DUE", "FUTURE", "EXPIRED", "PARKED", "DEAD-EXPIRED"];
@@ -82,10 +83,13 @@ export function registerStatus(program: Command): void {
           verifyKeyReadiness(ctx.db, ctx.sink, ctx.collections, { timeoutMs: 5_000, retries: 0 }),
           databaseNow(ctx.db).then((now) => readRestoreFindings(ctx.db, thresholds, now)),
         ]);
-        return { ...queue, indexes, warnings, verify, verifyKeys, restore: describeRestore(restore, thresholds.restoreAheadWindowMinutes) };
+        // An index the engine did not answer for, or refused to show: status exits 1 (the README's table).
+        const error = indexFailure(indexes, "checked", "run `tether status` again");
+        return { ...queue, indexes, warnings, verify, verifyKeys, restore: describeRestore(restore, thresholds.restoreAheadWindowMinutes), ...(error ? { error } : {}) };
       },
       { checkSchema: false },
     );
     output(opts, stats, () => render(stats));
+    if (stats.error) throw new CommandFailedError(stats.error.message);
   });
 }

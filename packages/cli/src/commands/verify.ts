@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { deepVerifyCollection, DRIFT_KINDS, verifyCollection, VerifyNeedsRebuildError, type Collection, type DeepVerifyReport, type VerifyReport } from "@tether/core";
+import { deepVerifyCollection, DRIFT_KINDS, indexReadiness, verifyCollection, VerifyNeedsRebuildError, type Collection, type DeepVerifyReport, type VerifyReport } from "@tether/core";
 import { updateVerifyRunProgress } from "@tether/core/internal";
 import { CommandFailedError } from "../cli-errors.js";
 import { intOption, listOption, output, pickCollection, withCommonOptions, withContext, type CommonOptions } from "../command-kit.js";
@@ -74,8 +74,9 @@ export function registerVerify(program: Command): void {
       const targets: readonly Collection<any>[] = opts.collection === undefined ? ctx.collections : [pickCollection(ctx, opts.collection)];
       const out: VerifyReport[] = [];
       for (const collection of targets) {
-        // Without the index, the aggregations would fail; with it, everything shows as missing.
-        await ctx.sink.ensureIndex(collection.index, collection.mappings);
+        // Verify only reads: it never creates the index (that takes a privilege it does not need).
+        const [index] = await indexReadiness(ctx.sink, [collection], { rethrow: true, call: { timeoutMs: 30_000 } });
+        if (index!.state === "missing") throw new CommandFailedError(`${collection.name} (index ${collection.index}): the index does not exist, so there is nothing to verify: run \`tether migrate\` to create it, then \`tether verify\``);
         const showBar = !opts.json || process.stdout.isTTY === true;
         const bar = showBar
           ? new ProgressReporter({

@@ -1,6 +1,7 @@
 import type { Collection } from "../collection.js";
 import type { MigrationSet } from "../migrations/migration.js";
 import type { Sink } from "../sink.js";
+import type { RefusalActor } from "../sink-refusal.js";
 import type { ConnectionEnvironment } from "./connection-fields.js";
 import type { TetherOptions } from "./tether-options.js";
 
@@ -20,6 +21,11 @@ export interface SinkEnvironment {
    * options through `resolveConnection`. `url` above is the same as `connection.url`.
    */
   connection?: ConnectionEnvironment;
+  /**
+   * Who the process is, for a refused privilege (`tether verify` under `tether_drainer`, the API
+   * under `tether_app`): the sink's `SinkPermissionError` names the verb and the role to grant.
+   */
+  actor?: RefusalActor;
 }
 
 /** Builds the process's sink; `elasticsearch()` from `@tether/elasticsearch` returns one. */

@@ -68,8 +68,8 @@ export const TetherOptionsSchema = strict({
     strict({
       fastIntervalMs: count("Interval between the drainer's scheduled fast (bucketed) verify runs of each collection; 0: none. Default 3600000 (1 h).", 0),
       deepIntervalMs: count("Interval between scheduled deep (content) verify runs of each collection; 0: none. Default 86400000 (1 day).", 0),
-      documentsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Pace of a scheduled fast run, entities compared per second. Default 20000." })),
-      deepDocumentsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Pace of a scheduled deep run, documents read per second. Default 2000." })),
+      documentsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Pace of a scheduled fast run, entities compared per second on average over the run (checked after each window; a window runs at the engine's speed). Default 20000." })),
+      deepDocumentsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Pace of a scheduled deep run, documents read per second on average over the run (checked after each page). Default 2000." })),
       leaseMs: ms("How long a scheduled run stays its process's without a checkpoint; then the next maintenance leader resumes it. Default 60000."),
       bucketSize: count("Ids (or keys) per top-level bucket of a scheduled fast run. Default 10000."),
       window: count("Top-level buckets compared between two checkpoints. Default 20."),

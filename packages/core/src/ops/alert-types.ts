@@ -10,6 +10,25 @@ export type AlertName =
   | "verify_overdue"
   | "restore_detected";
 
+/**
+ * Every alert and what it says, in the order the report lists them: `tether alerts --help`
+ * names them from here. Typed by `AlertName`, the name every alert's evaluation reports, so an
+ * alert cannot be added without its line.
+ */
+export const ALERT_SUMMARIES: Readonly<Record<AlertName, string>> = {
+  completion_rate_low: "confirmed completions per minute below the low watermark while work waits (completionRateLowPerMinute over completionRateWindowMinutes)",
+  queue_length_high: "the live queue above its high watermark for a window (queueLengthHigh, queueLengthWindowMinutes)",
+  expired_jobs: "jobs expired before they were confirmed (expiredMax)",
+  parked_jobs: "jobs parked with a permanent failure (parkedMax)",
+  oldest_due_job_too_old: "the oldest due live job older than the bound: the index lags Postgres (oldestDueJobMaxAgeSeconds)",
+  verify_drift_found: "the last completed verify run of a collection found drift (verifyDriftMax)",
+  verify_overdue: "a collection's last completed fast verify is too old (verifyMaxAgeSeconds)",
+  restore_detected: "Postgres or an index went back in time (a version floor check), or many documents ahead of their rows (restoreAheadMax over restoreAheadWindowMinutes)",
+};
+
+/** The alerts' names, in the report's order. */
+export const ALERT_NAMES = Object.keys(ALERT_SUMMARIES) as AlertName[];
+
 export interface AlertThresholds {
   /** Low watermark of confirmed completions per minute (parked and expired do not count). Default 1. */
   completionRateLowPerMinute?: number;

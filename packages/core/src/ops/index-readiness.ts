@@ -1,5 +1,7 @@
 import type { Collection } from "../collection.js";
 import type { MappingProblem, Sink, SinkCallOptions } from "../sink.js";
+import { SinkPermissionError } from "../sink-refusal.js";
+import { ConnectionSettingError } from "../config/connection-setting-error.js";
 
 /**
  * Terminology
@@ -11,9 +13,11 @@ import type { MappingProblem, Sink, SinkCallOptions } from "../sink.js";
  *   config since): searches on those fields answer wrongly. Fix: `tether rebuild <collection>`.
  * - missing: nothing holds the name. Writes keep their jobs (retryable) until `tether migrate`
  *   creates it.
- * - unreachable: the engine did not answer within the caller's bound.
+ * - unreachable: the engine did not answer within the caller's bound (or answered with an error).
+ * - forbidden: the engine refused the process a privilege it needs to create or check the index
+ *   (HTTP 403): it answers; the fix is the role (`privilege`, and `error` says which role).
  */
-export type IndexState = "created" | "ready" | "mapping_differs" | "missing" | "unreachable" | "unchecked";
+export type IndexState = "created" | "ready" | "mapping_differs" | "missing" | "unreachable" | "forbidden" | "unchecked";
 
 export interface IndexReport {
   collection: string;
@@ -25,6 +29,9 @@ export interface IndexReport {
   /** What to run, when something is wrong. */
   fix?: string;
   error?: string;
+  /** With `forbidden`: the privilege to grant, on `refusedIndex` (the concrete name, with its prefix). */
+  privilege?: string;
+  refusedIndex?: string;
 }
 
 export interface IndexReadinessOptions {
@@ -39,7 +46,8 @@ export interface IndexReadinessOptions {
 /**
  * Checks (and with `create`, creates) each collection's index: what `tether migrate`, `tether
  * status` and the drainer's start-up log report. Never throws for an engine that does not
- * answer: that collection reads `unreachable` with the error (which names the bound).
+ * answer: that collection reads `unreachable` with the error (which names the bound), or
+ * `forbidden` with the refused privilege.
  *
  * @example
  * const reports = await indexReadiness(sink, config.collections, { create: true });
@@ -61,8 +69,13 @@ export async function indexReadiness(sink: Sink, collections: readonly Collectio
       else if (check.problems.length > 0) out.push({ ...base, state: "mapping_differs", layout: check.layout, problems: check.problems, fix: `run \`tether rebuild ${c.name}\`` });
       else out.push({ ...base, state: created ? "created" : "ready", layout: check.layout });
     } catch (err) {
-      if (opts.rethrow) throw err;
-      out.push({ ...base, state: "unreachable", error: err instanceof Error ? err.message : String(err) });
+      // A connection setting that cannot work with this node is the process's to refuse, not a state of the index.
+      if (opts.rethrow || err instanceof ConnectionSettingError) throw err;
+      const refused = SinkPermissionError.in(err);
+      if (refused) {
+        const { privilege, index } = refused.refusal;
+        out.push({ ...base, state: "forbidden", error: refused.message, privilege, ...(index ? { refusedIndex: index } : {}) });
+      } else out.push({ ...base, state: "unreachable", error: err instanceof Error ? err.message : String(err) });
     }
   }
   return out;
@@ -82,6 +95,8 @@ export function describeIndexReport(r: IndexReport): string {
       return `${head}missing: writes keep their jobs until it exists; ${r.fix}`;
     case "unreachable":
       return `${head}could not be checked: ${r.error}`;
+    case "forbidden":
+      return `${head}${r.error}`;
     case "mapping_differs": {
       const fields = r.problems.map((p) => (p.actual === null ? `${p.field} is not mapped (declared ${p.declared})` : `${p.field} is ${p.actual}, declared ${p.declared}`));
       return `${head}mapping differs from the declared one: ${fields.join("; ")}; ${r.fix}`;

@@ -1,27 +1,31 @@
-import {
-  canonicalEntityId,
-  classifyDrift,
-  documentFanouts,
-  idColumnType,
-  listDeadJobsPage,
-  listEntityEvents,
-  listQueuedJobs,
-  readEntityRow,
-  ValidationError,
-  type Collection,
-  type DeadJob,
-  type DocumentFanouts,
-  type EmbedVia,
-  type EntityEvent,
-  type QueuedJob,
-  type Sink,
-} from "@tether/core/internal";
 import type { Kysely } from "kysely";
-import type { Static } from "typebox";
-import type { TraceVerdictSchema } from "./schemas/trace-verdict-schema.js";
+import type { Collection } from "../collection.js";
+import { canonicalEntityId } from "../entity-id.js";
+import { ValidationError } from "../errors.js";
+import type { Sink } from "../sink.js";
+import { idColumnType } from "../store/collection-store.js";
+import { listDeadJobsPage } from "../store/dead-job-admin-store.js";
+import type { DeadJob } from "./dead-jobs.js";
+import { listEntityEvents, type EntityEvent } from "../store/entity-event-store.js";
+import { readEntityRow } from "../store/entity-row-store.js";
+import { documentFanouts, type DocumentFanouts } from "../store/fanout-progress-store.js";
+import type { EmbedVia } from "../job.js";
+import { listQueuedJobs, type QueuedJob } from "../store/queued-job-store.js";
+import { classifyDrift } from "../verify/verification-matrix.js";
 
-export type TraceVerdict = Static<typeof TraceVerdictSchema>;
+/**
+ * What the entity trace concludes. missing: live in Postgres, absent or tombstoned downstream;
+ * stale/ahead: versions differ; content_differs: same version, other content; ghost: only
+ * downstream; deleted_live: deleted in Postgres, live downstream; unknown: the downstream could
+ * not be asked. The admin console's schema (`TraceVerdictSchema`) lists the same.
+ */
+export const TRACE_VERDICTS = ["in_sync", "deleted_in_sync", "absent", "missing", "stale", "ahead", "content_differs", "ghost", "deleted_live", "unknown"] as const;
+export type TraceVerdict = (typeof TRACE_VERDICTS)[number];
 
+/**
+ * The entity trace: "why is X (not) in the downstream?", one definition for the admin console
+ * (GET /admin/trace/:collection/:id, its page) and `tether trace`.
+ */
 export interface EntityTrace {
   collection: string;
   jobName: string;
