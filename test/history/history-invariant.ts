@@ -103,14 +103,7 @@ export async function checkInvariant(sys: HistorySystem, model: HistoryModel): P
       model.put(kind, id, { ...row, rank: null });
     }
   }
-  let drain = await runTetherJson<Record<string, unknown>>(sys, ["drain", "--until-empty", "--timeout", "600"]);
-  // A side went back in time: the runbook's verify finds what no job names (documents of rows the
-  // restore took, documents an index restore made older or brought back), and the drain repairs it.
-  if (model.wentBack) {
-    const repair = await runTetherJson<VerifyJson>(sys, ["verify"]);
-    if (repair.run.code !== 0 && repair.run.code !== 1) divergences.push(`tether verify (the runbook's) exited ${repair.run.code}: ${repair.run.stderr.slice(0, 600)}`);
-    drain = await runTetherJson<Record<string, unknown>>(sys, ["drain", "--until-empty", "--timeout", "600"]);
-  }
+  const drain = await runTetherJson<Record<string, unknown>>(sys, ["drain", "--until-empty", "--timeout", "600"]);
   const drainOk = drain.run.code === 0 || (model.refusalInjected && drain.run.code === 3);
   if (!drainOk) divergences.push(`tether drain --until-empty exited ${drain.run.code}: ${drain.run.stdout.slice(0, 600)} ${drain.run.stderr.slice(0, 600)}`);
 

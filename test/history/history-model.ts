@@ -40,8 +40,6 @@ export class HistoryModel {
   pgCheckpoint: HistoryModel | undefined;
   /** The last `IndexSnapshot`: its name and the concrete index it took of each collection. */
   indexSnapshot: { name: string; indices: Map<string, string> } | undefined;
-  /** Postgres or an index went back in time during this history (the end check runs the runbook's verify). */
-  wentBack = false;
 
   has(kind: IdKind, id: string): boolean {
     return this.rows[kind].has(id);
@@ -103,7 +101,6 @@ export class HistoryModel {
     }
     this.related.seen.clear();
     for (const [id, s] of from.related.seen) this.related.seen.set(id, { ...s });
-    this.wentBack = true;
   }
 
   rowsOf(kind: IdKind): [string, ModelRow][] {

@@ -19,14 +19,16 @@ const writesTo = (slots: number[], title: string) => ID_KINDS.map((k) => new Sql
 
 /**
  * Every history's last commands, before the end check (each drain pass with the faults lifted, so
- * what was written reaches the engine before a side goes back): Postgres checkpointed, written, restored
- * and written again with the version floor left to the later checks (the same versions handed out
- * again, to the same entities, over other bodies), drained; checkpointed, written and restored once more with
- * the floor checked at once (the sequence then above every index); the indices snapshotted,
- * written, restored; a row changed, deleted and inserted again; a current document made older
- * than its row and the pass that writes it losing every item (the tables picked by the seed among
- * those with a live row); a fan-out over a quiet queue; then what the history left to sync once
- * through a 200 that drops half the items.
+ * what was written reaches the engine before a side goes back). First either side going back:
+ * Postgres checkpointed, written, restored and the same rows written again with the version floor
+ * left to the later checks (the same versions handed out again, to the same entities, over other
+ * bodies), drained; checkpointed, another row written, restored with the floor checked at once,
+ * written again; the indices snapshotted, yet another row written, drained, restored (each
+ * restore followed by the scheduled fast verify). Then, with nothing after them that could hide a
+ * bug: a row changed, deleted and inserted again; a current document made older than its row and
+ * the pass that writes it losing every item (the tables picked by the seed among those with a
+ * live row); a fan-out over a quiet queue; then what the history left to sync once through a 200
+ * that drops half the items.
  */
 const HISTORY_EPILOGUE = (seed: number) => [
   new PostgresCheckpoint(),
@@ -41,6 +43,7 @@ const HISTORY_EPILOGUE = (seed: number) => [
   ...writesTo([2], "before the second restore"),
   new DrainUnderFault("pass", 1),
   new RestorePostgres("at once"),
+  ...writesTo([2], "written again after the second restore"),
   new IndexSnapshot(),
   ...writesTo([3], "after the snapshot"),
   new DrainUnderFault("pass", 1),

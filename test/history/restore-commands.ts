@@ -1,5 +1,5 @@
 import { checkVersionFloor } from "@tether/core";
-import { upcomingVersion } from "@tether/core/internal";
+import { upcomingVersion, verifyCollection } from "@tether/core/internal";
 import { snapshotRepository, type SnapshotRepository } from "@tether/testkit";
 import { expectPostgres, expectRelated, type HistoryCommand } from "./history-command.js";
 import type { HistoryModel } from "./history-model.js";
@@ -9,10 +9,17 @@ import { HISTORY_COLLECTIONS, proxiesSettled, type HistorySystem } from "./histo
 /**
  * Either side going back in time, as commands of a history: a checkpoint of Postgres and the
  * restore to it (the truth goes back: what was written after it is gone from the model too), a
- * snapshot of the engine's indices and the restore from it (Postgres unchanged). The end
- * invariant is unchanged; the end check runs the runbook's verify once a history went back (see
- * ./history-invariant.ts), and holds the version sequence above every index.
+ * snapshot of the engine's indices and the restore from it (Postgres unchanged). Each restore is
+ * followed by the fast verify the drainer's schedule runs at once after it (its repairs enqueued,
+ * drained by what comes next), as the runbook says: what no job names (documents of rows a
+ * Postgres restore took, documents an index restore made older or brought back) is found there.
+ * The end invariant is unchanged.
  */
+
+/** The scheduled fast verify after a restore: every collection compared, repairs enqueued. */
+async function verifyAfterRestore(sys: HistorySystem): Promise<void> {
+  for (const c of HISTORY_COLLECTIONS) await verifyCollection(sys.db, sys.sink, c, { enqueue: true });
+}
 
 /**
  * No version an index holds may be handed out again: the sequence's next value is above the
@@ -65,10 +72,11 @@ export class RestorePostgres implements HistoryCommand {
       const again = await versionsHandedOutAgain(sys);
       if (again.length > 0) throw new Error(`after the version floor check:\n  ${again.join("\n  ")}`);
     }
+    await verifyAfterRestore(sys);
     await expectPostgres(sys, m, this.toString(), ["bigint", "uuid", "text"]);
     await expectRelated(sys, m, this.toString());
   }
-  toString = () => `Postgres restored to its checkpoint (the sequence winds back), version floor checked ${this.floor}`;
+  toString = () => `Postgres restored to its checkpoint (the sequence winds back), version floor checked ${this.floor}, then the scheduled fast verify`;
 }
 
 const repositories = new WeakMap<HistorySystem, SnapshotRepository>();
@@ -118,7 +126,7 @@ export class RestoreIndexSnapshot implements HistoryCommand {
     for (const [collection, index] of m.indexSnapshot!.indices) {
       if (now.get(collection) === index) await repo.restore(m.indexSnapshot!.name, index);
     }
-    m.wentBack = true;
+    await verifyAfterRestore(sys);
   }
-  toString = () => "every index restored from the snapshot (its aliases as they were)";
+  toString = () => "every index restored from the snapshot (its aliases as they were), then the scheduled fast verify";
 }
