@@ -187,7 +187,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
 
   let flooring: Promise<void> | undefined;
   // The leader checks the version floor each cycle (one aggregation per collection), beside its transaction.
-  const checkFloor = () => {
+  const checkFloor = (): Promise<void> => {
     flooring ??= checkVersionFloor({ db: opts.db, sink: opts.sink, collections: opts.collections, logger, call: { timeoutMs: 10_000, retries: 0 } })
       .then(
         (results) => {
@@ -204,6 +204,7 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
       .finally(() => {
         flooring = undefined;
       });
+    return flooring;
   };
 
   const verify = startVerifySchedule({ db: opts.db, sink: opts.sink, collections: opts.collections, options: opts.verify ?? {}, logger, onRun: (r) => events.emit("verifyRun", r) });
@@ -216,9 +217,9 @@ export async function startDrainerDaemon(opts: DrainerDaemonOptions): Promise<Dr
           recordMaintenance(state, r);
           events.emit("maintenance", r);
           if (r.leader) {
-            checkFloor();
+            // The schedule hears of a restore the floor check found in this same cycle (a fast verify at once).
+            void checkFloor().finally(() => verify.runIfDue());
             purgeIfDue();
-            verify.runIfDue();
           }
           return r;
         },
