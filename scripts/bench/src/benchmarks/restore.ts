@@ -112,12 +112,14 @@ export const restore: Benchmark = {
     scope.log(`index restore: parity ${index[0]!.toFixed(1)} s after the snapshot was restored`);
 
     const goal = { op: "<=" as const, value: 1.5 };
+    // One restore of each side against the median re-index (the first repetition runs on a cold engine).
+    const baseline = [[...reindex].sort((a, b) => a - b)[Math.floor(reindex.length / 2)]!];
     const note =
       "daemon at its defaults (maintenance 15 s, LISTEN wake-ups, fast verify afterRestoreMs 5 min), no command typed; parity = no job left and every edited row's document at its version with its body; baseline = Drainer.drainUntilEmpty of a re-index of every row into an empty index, concurrency 2";
     return {
       rows: [
-        compare({ bench: "restore", metric: `time to parity after a Postgres restore, N=${n}, ${changed} written again (goal ≤ 1.5× a re-index)`, unit: "s", better: "lower", tether: postgres, baselineName: `re-index drain of ${n}`, baseline: reindex.slice(0, 1), goal, note }),
-        compare({ bench: "restore", metric: `time to parity after an index restore, N=${n}, ${changed} lost (goal ≤ 1.5× a re-index)`, unit: "s", better: "lower", tether: index, baselineName: `re-index drain of ${n}`, baseline: reindex.slice(0, 1), goal, note }),
+        compare({ bench: "restore", metric: `time to parity after a Postgres restore, N=${n}, ${changed} written again (goal ≤ 1.5× a re-index)`, unit: "s", better: "lower", tether: postgres, baselineName: `re-index drain of ${n} (median)`, baseline, goal, note }),
+        compare({ bench: "restore", metric: `time to parity after an index restore, N=${n}, ${changed} lost (goal ≤ 1.5× a re-index)`, unit: "s", better: "lower", tether: index, baselineName: `re-index drain of ${n} (median)`, baseline, goal, note }),
       ],
       info: { docs: n, changed, pgRestoreSeconds: restoredMs / 1000, highestVersionMs: floorMs },
     };
