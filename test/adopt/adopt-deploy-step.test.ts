@@ -60,6 +60,8 @@ describe("adopt as a deploy step: `tether migrate && tether adopt <collection>` 
       applied: [],
       needsAdoption: [{ collection: "note", table: "note", missing: ["version", "deleted_at"], command: "tether adopt note --add-deleted-column" }],
       indexes: [expect.objectContaining({ collection: "note", state: "ready", layout: "alias", problems: [] })],
+      // The version floor checks adopted collections only.
+      versionFloor: [],
       warnings: [],
     });
   });

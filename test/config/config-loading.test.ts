@@ -120,7 +120,7 @@ describe("tether.config.ts, loaded by the CLI and the drainer daemon", () => {
     expect(listening).toMatchObject({ collections: ["sync_gadget"], batchSize: 2, intervalMs: 3_600_000 });
     await drainer.waitForLog((l) => l.msg === "drain pass" && Number((l.pass as { repaired?: number }).repaired) >= 1);
     const states = await ctx.sink.fetchStates(gadgets.index, [created.changes[0]!.id]);
-    expect(states.get(created.changes[0]!.id)).toEqual({ version: Number((created.row as { revision: string }).revision), deleted: false });
+    expect(states.get(created.changes[0]!.id)).toMatchObject({ version: Number((created.row as { revision: string }).revision), deleted: false });
     drainer.child.kill("SIGTERM");
     expect(await drainer.exited).toBe(0);
   });
