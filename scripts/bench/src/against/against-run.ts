@@ -39,6 +39,9 @@ export function childArgs(opts: CliOptions, outDir: string): string[] {
   ];
 }
 
+/** Set by a signal: the run stops after the side in flight has cleaned up. */
+let interrupted = false;
+
 interface SideRun {
   report: RunReport | undefined;
   exitCode: number | null;
@@ -52,6 +55,13 @@ function runSide(root: string, args: string[], env: Record<string, string>, labe
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    // Ctrl-C or a kill of this process reaches the benchmark process, which drops its databases.
+    const forward = (sig: NodeJS.Signals) => {
+      interrupted = true;
+      child.kill(sig);
+    };
+    process.on("SIGINT", forward);
+    process.on("SIGTERM", forward);
     let out = "";
     let tail = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -63,6 +73,8 @@ function runSide(root: string, args: string[], env: Record<string, string>, labe
     });
     child.on("error", reject);
     child.on("close", (code) => {
+      process.off("SIGINT", forward);
+      process.off("SIGTERM", forward);
       if (tail) process.stderr.write(`[${label}] ${tail}\n`);
       writeFileSync(stdoutFile, out);
       const json = readdirSync(outDir).filter((f) => f.endsWith(".json"));
@@ -113,6 +125,11 @@ export async function runAgainst(input: AgainstRunInput): Promise<number> {
           log(`${label}: exited with ${r.exitCode}${r.report ? "" : " and wrote no report"}`);
         }
         sides[side] = r.report;
+        if (interrupted) break;
+      }
+      if (interrupted) {
+        log("interrupted: no comparison printed");
+        return 130;
       }
       repetitions.push({ ours: sides.ours, theirs: sides.theirs });
     }
