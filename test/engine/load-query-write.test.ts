@@ -52,7 +52,7 @@ describe("a collection whose documents are one SELECT (loadQuery)", () => {
           statements.length = 0;
           const r = await call();
           expect(statements, what).toHaveLength(1);
-          expect(statements[0], what).toMatch(/^WITH "tether_rows" AS \((insert|update) /i);
+          expect(statements[0], what).toMatch(/^\/\* tether:prepared \*\/ WITH "tether_rows" AS \((insert|update) /i);
           return r;
         };
         const created = await one("create", () => writer.createWithJob(db, loud, { owner: "loud", title: "quiet" }));

@@ -3,6 +3,7 @@ import type { Collection } from "../collection.js";
 import { WRITER_SETTING } from "../capture/capture-options.js";
 import { nextVersion } from "./version-store.js";
 import { LOAD_ROWS } from "./load-query-store.js";
+import { PREPARE_MARK } from "./preparing-client.js";
 
 type Db = Kysely<any>;
 type Row = Record<string, unknown>;
@@ -71,10 +72,10 @@ function withLoadQuery(db: Db, collection: Collection<any>, statement: unknown):
   if (w === undefined) {
     const compiled = around(sql.raw(STATEMENT_SLOT)).compile(db);
     const at = compiled.sql.indexOf(STATEMENT_SLOT);
-    w = compiled.parameters.length === 0 && at >= 0 ? { head: compiled.sql.slice(0, at), tail: compiled.sql.slice(at + STATEMENT_SLOT.length) } : "per-write";
+    w = compiled.parameters.length === 0 && at >= 0 ? { head: PREPARE_MARK + compiled.sql.slice(0, at), tail: compiled.sql.slice(at + STATEMENT_SLOT.length) } : "per-write";
     wrappers.set(collection, w);
   }
-  return w === "per-write" ? around(sql`${statement}`) : sql<Row>`${sql.raw(w.head)}${statement}${sql.raw(w.tail)}`;
+  return w === "per-write" ? sql<Row>`${sql.raw(PREPARE_MARK)}${around(sql`${statement}`)}` : sql<Row>`${sql.raw(w.head)}${statement}${sql.raw(w.tail)}`;
 }
 
 /**
@@ -84,9 +85,9 @@ function withLoadQuery(db: Db, collection: Collection<any>, statement: unknown):
  * pooled connection). The written row's id and whether the query returned it come along, so a
  * row the query leaves out is told from no row at all.
  */
-async function rowWithJob(db: Db, collection: Collection<any>, statement: { execute(): Promise<Row[]> }): Promise<RowWithJob | undefined> {
+async function rowWithJob(db: Db, collection: Collection<any>, statement: unknown): Promise<RowWithJob | undefined> {
   if (!collection.loadQuery) {
-    const first = (await statement.execute())[0];
+    const first = (await sql<Row>`${sql.raw(PREPARE_MARK)}${statement}`.execute(db)).rows[0];
     if (!first) return undefined;
     const { [JOB_ID]: jobId, ...row } = first;
     return { row, jobId: String(jobId) };
@@ -146,7 +147,7 @@ export async function hardDeleteRowWithJob(db: Db, collection: Collection<any>, 
     .where(collection.idColumn, "=", id)
     .where(sql<boolean>`${flagged(collection, sql.lit(true))}`)
     .returningAll();
-  const r = await sql<Row>`
+  const r = await sql<Row>`${sql.raw(PREPARE_MARK)}
     WITH r AS (${gone}),
     j AS (
       INSERT INTO tether.job (name, scheduled_at, priority, tag, kwargs)
