@@ -1,6 +1,6 @@
 import { defineCollection, type Collection, type EmbeddedTable } from "@tether/core";
 import type { AnnotationDocumentRow, AnnotationUserInsert, AnnotationUserRow, AnnotationUserUpdate } from "./annotation-row.js";
-import { loadAnnotationDocuments } from "./annotation-store.js";
+import { annotationDocumentsQuery } from "./annotation-store.js";
 
 /**
  * The annotation collection's type: row-typed (`defineCollection<Row>`), with its embedded
@@ -30,7 +30,9 @@ export const annotations = defineCollection<AnnotationDocumentRow>({
   idType: "bigint",
   index: "annotations",
   deletedColumn: "deleted_at",
-  load: (db, ids) => loadAnnotationDocuments(db, ids),
+  // One SELECT over a relation of rows: the writer runs it inside each write's statement, so an
+  // annotation write costs one round trip although its document reads annotation_user.
+  loadQuery: (db, rows) => annotationDocumentsQuery(db, rows),
   toDocument: (r) => ({
     user: r.userid,
     group: r.groupid,

@@ -30,7 +30,7 @@ export type AnnotationUserInsert = { userid: string; display_name?: string | nul
 export type AnnotationUserUpdate = { display_name?: string | null; hidden?: boolean };
 
 /**
- * An annotation as its document is built (`loadAnnotationDocuments`): the row and what it reads
+ * An annotation as its document is built (`annotationDocumentsQuery`): the row and what it reads
  * of its author's `annotation_user` row. Both are null (or absent, for a row read alone) when the
  * author has no such row: the document is then the one an annotation had before authors existed.
  */

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import { sql, type Kysely, type QueryCreator, type RawBuilder, type SelectQueryBuilder } from "kysely";
 import type { AnnotationDocumentRow, AnnotationRow, AnnotationUserRow } from "./annotation-row.js";
 
 /**
@@ -28,20 +28,18 @@ export async function findLiveAnnotations(db: Db, ids: readonly string[], opts: 
 }
 
 /**
- * The annotations with these ids as their documents are built: each row with its author's
- * display name and hidden flag (null when the author has no annotation_user row), one join for
- * the whole batch. Soft-deleted rows are included (their documents become tombstones); an id
- * with no row is absent.
+ * The annotations as their documents are built, over `rows` (a relation of annotation rows: a
+ * batch of the table's, or the row a write's statement returns): each row with its author's
+ * display name and hidden flag (null when the author has no annotation_user row), one join.
+ * Soft-deleted rows are included (their documents become tombstones). The collection's
+ * `loadQuery`: tether runs it over a batch of ids and inside each write's own statement.
  */
-export async function loadAnnotationDocuments(db: Db, ids: readonly string[]): Promise<AnnotationDocumentRow[]> {
-  if (ids.length === 0) return [];
-  return (await db
-    .selectFrom("annotation as a")
+export function annotationDocumentsQuery(db: QueryCreator<any>, rows: string): SelectQueryBuilder<any, any, AnnotationDocumentRow> {
+  return db
+    .selectFrom(`${rows} as a`)
     .leftJoin("annotation_user as u", "u.userid", "a.userid")
     .selectAll("a")
-    .select(["u.display_name as user_display_name", "u.hidden as user_hidden"])
-    .where(sql<boolean>`a.id = ANY(${[...ids]}::bigint[])`)
-    .execute()) as AnnotationDocumentRow[];
+    .select(["u.display_name as user_display_name", "u.hidden as user_hidden"]) as SelectQueryBuilder<any, any, AnnotationDocumentRow>;
 }
 
 /** The annotation_user row of this user, or undefined. */

@@ -1,8 +1,9 @@
-import type { Kysely } from "kysely";
+import type { Kysely, QueryCreator, SelectQueryBuilder } from "kysely";
 import { documentLinkColumns, fanoutJobName, resolveEmbeds, type EmbeddedTable, type EmbedOptions, type EmbedOwner } from "./embedded-table.js";
 import { ENTITY_ID_TYPES, type EntityIdType } from "./entity-id.js";
 import { ValidationError } from "./errors.js";
 import { sqlIdentifier as ident } from "./sql-identifier.js";
+import { loadThroughQuery } from "./store/load-query-store.js";
 
 /**
  * A named re-index scope: how an admin filter maps onto the source table.
@@ -46,6 +47,20 @@ export interface CollectionOptions<Row = Record<string, unknown>> {
    * transaction) and the console's trace read rows through it. Default: `SELECT *` of the table.
    */
   load?: (db: Kysely<any>, ids: readonly string[]) => Promise<readonly Row[]>;
+  /**
+   * `load` as one SELECT over a relation of the table's rows, named `rows` (it has every column of
+   * the table): declare it instead of `load`. Core runs it over a batch of ids wherever `load`
+   * would run (the drainer, verify, the trace), and over the row a write's own statement returns,
+   * in that statement (`WITH rows AS (INSERT … RETURNING *) SELECT …`): a write whose document
+   * reads other tables then costs the round trips of one whose document does not. Its rows must
+   * carry the table's id column unchanged. In a write's statement the table itself still shows
+   * the rows as they were before the write: read the written row from `rows`, not from the table.
+   *
+   * @example
+   * loadQuery: (db, rows) => db.selectFrom(`${rows} as a`).leftJoin("author as u", "u.id", "a.author_id")
+   *   .selectAll("a").select(["u.name as author_name"]),
+   */
+  loadQuery?: LoadQuery;
   /** Field mappings for the downstream index. */
   mappings?: Record<string, unknown>;
   /** Job name dispatching to this collection. Default `sync_<name>`. */
@@ -71,6 +86,9 @@ export interface CollectionOptions<Row = Record<string, unknown>> {
    */
   embeds?: Readonly<Record<string, EmbedOptions>>;
 }
+
+/** A collection's documents as one SELECT over the relation `rows` names (see `CollectionOptions.loadQuery`). */
+export type LoadQuery = (db: QueryCreator<any>, rows: string) => SelectQueryBuilder<any, any, any>;
 
 /**
  * A validated collection with every default filled. `Insert`, `Update` and `DB` are type-level
@@ -111,6 +129,8 @@ export interface Collection<
   toDocument(row: Row): Record<string, unknown>;
   /** The batch loader of the rows `toDocument` receives, when the collection declares one. */
   readonly load: ((db: Kysely<any>, ids: readonly string[]) => Promise<readonly Row[]>) | undefined;
+  /** The loader as one SELECT (`load` runs it), when the collection declares it so: the writer folds it into its statement. */
+  readonly loadQuery: LoadQuery | undefined;
   /** True when the row is soft-deleted. */
   isDeleted(row: Row): boolean;
   /** Never set at run time: carries the writer's value types for the compiler. */
@@ -128,6 +148,9 @@ export function buildCollection<Row>(opts: CollectionOptions<Row>): Collection<R
   if (!opts.index || !/^[a-z0-9][a-z0-9_.-]*$/.test(opts.index)) throw new ValidationError("collection.index", "must be a lower-case index name");
   if (typeof opts.toDocument !== "function") throw new ValidationError("collection.toDocument", "must be a function");
   if (opts.load !== undefined && typeof opts.load !== "function") throw new ValidationError("collection.load", "must be a function");
+  if (opts.loadQuery !== undefined && typeof opts.loadQuery !== "function") throw new ValidationError("collection.loadQuery", "must be a function");
+  // One definition of a document's rows: a load beside a loadQuery could disagree with it.
+  if (opts.load !== undefined && opts.loadQuery !== undefined) throw new ValidationError("collection.loadQuery", "declare load or loadQuery, not both (load is derived from loadQuery)");
   if (opts.idType !== undefined && !ENTITY_ID_TYPES.includes(opts.idType)) throw new ValidationError("collection.idType", `must be one of ${ENTITY_ID_TYPES.join(", ")}`);
   const deletedColumn = opts.deletedColumn === undefined ? undefined : ident("collection.deletedColumn", opts.deletedColumn);
   const scopes: Record<string, ReindexScope> = {};
@@ -160,7 +183,8 @@ export function buildCollection<Row>(opts: CollectionOptions<Row>): Collection<R
       return e;
     },
     toDocument: opts.toDocument,
-    load: opts.load,
+    load: opts.loadQuery ? loadThroughQuery(table, idColumn, opts.loadQuery) : opts.load,
+    loadQuery: opts.loadQuery,
     isDeleted(row: Row): boolean {
       if (!deletedColumn) return false;
       const v = (row as Record<string, unknown>)[deletedColumn];
@@ -169,8 +193,8 @@ export function buildCollection<Row>(opts: CollectionOptions<Row>): Collection<R
   };
   // Each embed refers back to its collection: resolved once the collection exists.
   const embeds = resolveEmbeds(collection, opts.embeds);
-  if (Object.keys(embeds).length > 0 && opts.load === undefined) {
-    throw new ValidationError("collection.load", "a collection with embeds needs a load that reads them (one query per batch of ids): toDocument only sees what load returns");
+  if (Object.keys(embeds).length > 0 && opts.load === undefined && opts.loadQuery === undefined) {
+    throw new ValidationError("collection.load", "a collection with embeds needs a load (or a loadQuery) that reads them (one query per batch of ids): toDocument only sees what load returns");
   }
   collection.embeds = embeds;
   collection.fanoutJobName = Object.values(embeds).some((e) => !e.direct) ? fanoutJobName(opts.name) : undefined;

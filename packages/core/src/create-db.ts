@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { PreparingClient } from "./store/preparing-client.js";
 
 // bigint (int8) and numeric come back as strings by default; ids stay strings, counts are
 // converted where read.
@@ -9,6 +10,13 @@ export interface CreateDbOptions {
   max?: number;
   /** Application name shown in pg_stat_activity. Default "tether". */
   applicationName?: string;
+  /**
+   * Runs the writer's per-write statements as named prepared statements, parsed and planned once
+   * per connection (see docs/postgres-connections.md). Needs a connection that keeps a session's
+   * statements: Postgres itself, or PgBouncer 1.21+ with `max_prepared_statements` above 0 (not
+   * PgBouncer in transaction mode before that). Default false: every statement is unnamed.
+   */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -22,6 +30,7 @@ export function createDb(opts: CreateDbOptions): Kysely<any> {
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? "tether",
     connectionTimeoutMillis: 10_000,
+    ...(opts.preparedStatements ? { Client: PreparingClient } : {}),
   });
   // A cut connection must not crash the process; the pool discards it and the next query reconnects.
   pool.on("error", () => undefined);

@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import { buildCollection, type Collection, type CollectionOptions } from "./collection.js";
+import { buildCollection, type Collection, type CollectionOptions, type LoadQuery } from "./collection.js";
 import type { EmbedOptions } from "./embedded-table.js";
 import type { TypedCollection, TypedCollectionOptions, TypedEmbed } from "./typed-collection.js";
 
@@ -57,6 +57,7 @@ export function defineCollection(opts?: CollectionOptions<any>): unknown {
         index: typed.index,
         toDocument: typed.toDocument,
         ...(typed.load !== undefined ? { load: typed.load } : {}),
+        ...(typed.loadQuery !== undefined ? { loadQuery: typed.loadQuery as LoadQuery } : {}),
         ...(typed.mappings !== undefined ? { mappings: typed.mappings } : {}),
         ...(typed.jobName !== undefined ? { jobName: typed.jobName } : {}),
         ...(typed.reindexScopes !== undefined ? { reindexScopes: typed.reindexScopes } : {}),

@@ -22,7 +22,7 @@
  * @module @tether/core
  */
 // Collections: declare a synced table once.
-export type { Collection, CollectionOptions, ReindexScope } from "./collection.js";
+export type { Collection, CollectionOptions, LoadQuery, ReindexScope } from "./collection.js";
 export { defineCollection } from "./define-collection.js";
 export type { ColumnOf, TypedCollection, TypedCollectionOptions, TypedEmbed, TypedEmbeds, TypedReindexScope } from "./typed-collection.js";
 export { embedJobTag, fanoutJobName, type EmbeddedTable, type EmbedOptions, type EmbedOwner } from "./embedded-table.js";

@@ -12,6 +12,8 @@ export * from "./define-collection.js";
 export * from "./embedded-table.js";
 export * from "./sql-identifier.js";
 export * from "./create-db.js";
+// The mark of the writer's per-write statements, for tests of createDb's preparedStatements.
+export { PREPARE_MARK } from "./store/preparing-client.js";
 export * from "./errors.js";
 export * from "./sink.js";
 export * from "./text-value.js";

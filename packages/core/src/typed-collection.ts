@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from "kysely";
+import type { Insertable, Kysely, QueryCreator, Selectable, SelectQueryBuilder, Updateable } from "kysely";
 import type { Collection } from "./collection.js";
 import type { EmbeddedTable } from "./embedded-table.js";
 
@@ -71,6 +71,12 @@ export interface TypedCollectionOptions<
    * from a join): the table's row and whatever it joins. Default: the table's row.
    */
   load?: (db: Kysely<DB>, ids: readonly string[]) => Promise<readonly R[]>;
+  /**
+   * `load` as one SELECT over `rows` (the relation `tether_rows`, with the table's columns): declare
+   * it instead of `load`, and a write's own statement returns the row through it (see
+   * `CollectionOptions.loadQuery`).
+   */
+  loadQuery?: (db: QueryCreator<DB & Record<"tether_rows", DB[T]>>, rows: "tether_rows") => SelectQueryBuilder<any, any, R>;
   /** Builds the downstream document from a live row (what `load` returns). Pure and deterministic. */
   toDocument: (row: R) => Record<string, unknown>;
   /** Field mappings of the downstream index. */

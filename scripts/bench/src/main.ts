@@ -1,12 +1,14 @@
 /**
- * The benchmark suite: `pnpm bench [name ...] [--scale f] [--full] [--reps n]`.
+ * The benchmark suite: `pnpm bench [name ...] [--scale f] [--full] [--reps n] [--against ref]`.
  * Every figure is a ratio against a baseline measured in the same run, on the same Postgres
  * and Elasticsearch (or OpenSearch with `--sink opensearch`). Each benchmark works in its own fresh database(s) and index prefix and
  * removes them when it ends.
  */
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
+import { fileURLToPath } from "node:url";
 import { ensureElasticsearch, ensureOpenSearch, ensurePostgres, runId } from "@tether/testkit";
+import { runAgainst } from "./against/against-run.js";
 import { BenchScope, adminQuery, type BenchEnv } from "./bench-scope.js";
 import { BenchmarkUnavailable, type Benchmark } from "./benchmark.js";
 import { BENCHMARKS } from "./benchmarks/index.js";
@@ -34,6 +36,12 @@ const log = (msg: string) => console.error(`${new Date().toISOString().slice(11,
 const startedAt = new Date();
 const [postgres, engine] = await Promise.all([ensurePostgres(), opts.sink === "opensearch" ? ensureOpenSearch() : ensureElasticsearch()]);
 log(`postgres via ${postgres.via} (${postgres.detail}); ${opts.sink} via ${engine.via} (${engine.detail})`);
+if (opts.against) {
+  // Both sides' processes use the services found here.
+  const serviceEnv = { DATABASE_URL: postgres.url, ...(opts.sink === "opensearch" ? { OPENSEARCH_URL: engine.url } : { ELASTICSEARCH_URL: engine.url }) };
+  const repo = fileURLToPath(new URL("../../..", import.meta.url)).replace(/\/$/, "");
+  process.exit(await runAgainst({ repo, ref: opts.against, opts, serviceEnv, log }));
+}
 const env: BenchEnv = { pgUrl: postgres.url, sinkKind: opts.sink, esUrl: engine.url, runId: runId(), sizes: opts.sizes, log };
 
 let current: BenchScope | undefined;

@@ -83,14 +83,19 @@ export interface CliOptions {
   list: boolean;
   /** The engine the sink benchmarks measure (`--sink`, default elasticsearch). */
   sink: "elasticsearch" | "opensearch";
+  /** `--against <git ref>`: run the same benchmarks on a worktree of that ref too, paired per repetition. */
+  against?: string;
 }
 
-const USAGE = `Usage: pnpm bench [name ...] [--only name[,name]] [--sink elasticsearch|opensearch] [--scale f] [--full] [--reps n] [--out dir] [--list]
+const USAGE = `Usage: pnpm bench [name ...] [--only name[,name]] [--sink elasticsearch|opensearch] [--scale f] [--full] [--reps n] [--against ref] [--out dir] [--list]
   --sink s    the engine of reindex, verify and backlog: elasticsearch (default) or opensearch
   --scale f   multiply every count by f (default 1; e.g. 0.1 for a smoke run)
   --full      the 1M sizes: re-index, admin enqueue, claim table contents, backlog, adopt, fan-out 100k and 1M,
               verify-scale 1M and 10M (slow)
   --reps n    repetitions per measurement (default 3)
+  --against r the same benchmarks on a worktree of git ref r (under .cache/bench-against/) too, in the same
+              run: n repetitions of one process each, ours then r's, and each figure's ratio to r's; a
+              figure more than 10% worse than r's is flagged
   --out dir   where the JSON report goes (default bench-results)`;
 
 export function parseCli(argv: readonly string[]): CliOptions {
@@ -105,6 +110,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       out: { type: "string" },
       list: { type: "boolean", default: false },
       sink: { type: "string", default: "elasticsearch" },
+      against: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -128,5 +134,6 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const sink = values.sink ?? "elasticsearch";
   if (sink !== "elasticsearch" && sink !== "opensearch") throw new Error(`--sink must be elasticsearch or opensearch, got ${sink}`);
   const only = [...positionals, ...(values.only ?? []).flatMap((x) => x.split(","))].map((x) => x.trim()).filter(Boolean);
-  return { only, sizes, scale, full: values.full ?? false, outDir: values.out ?? "bench-results", list: values.list ?? false, sink };
+  if (values.against !== undefined && values.against.trim() === "") throw new Error("--against needs a git ref");
+  return { only, sizes, scale, full: values.full ?? false, outDir: values.out ?? "bench-results", list: values.list ?? false, sink, ...(values.against ? { against: values.against.trim() } : {}) };
 }

@@ -84,7 +84,8 @@ export function compare(input: CompareInput): ResultRow {
   };
 }
 
-function num(x: number): string {
+/** A figure's number as the tables print it (k above 10,000, three significant digits below 1). */
+export function num(x: number): string {
   if (!Number.isFinite(x)) return "n/a";
   const a = Math.abs(x);
   if (a >= 100_000) return `${(x / 1000).toFixed(0)}k`;
@@ -95,9 +96,11 @@ function num(x: number): string {
   return x.toFixed(3);
 }
 
-const cell = (f: Figure, unit = "") => `${num(f.median)}${unit ? ` ${unit}` : ""} [${num(f.lo)}–${num(f.hi)}]`;
+/** `median unit [lo–hi]`. */
+export const cell = (f: Figure, unit = "") => `${num(f.median)}${unit ? ` ${unit}` : ""} [${num(f.lo)}–${num(f.hi)}]`;
 
-function pad(rows: string[][]): string {
+/** Columns padded to their widest cell; the first row is the header. */
+export function pad(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows.map((r) => r.map((x, c) => x.padEnd(widths[c]!)).join("  ").trimEnd()).join("\n");
 }

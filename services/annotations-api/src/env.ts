@@ -25,6 +25,12 @@ export interface ApiEnv {
   TETHER_GRACE_MS: number | undefined;
   /** false: writes leave every sync to the drainer (Postgres only on the request path). Default true. */
   TETHER_DIRECT_SYNC: boolean;
+  /**
+   * The writer's per-write statements as named prepared statements (`createDb`'s
+   * `preparedStatements`). Default true; false behind PgBouncer in transaction mode before 1.21
+   * (or with `max_prepared_statements = 0`), which cannot keep them.
+   */
+  TETHER_PREPARED_STATEMENTS: boolean;
   /** Consecutive failed direct syncs that open the breaker; 0 turns it off. Default 5. */
   TETHER_BREAKER_FAILURES: number;
   /** How long the breaker stays open before a probe. Default 5000. */
@@ -49,6 +55,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_DIRECT_SYNC_TIMEOUT_MS: positiveInt({ default: undefined }),
     TETHER_GRACE_MS: nonNegativeInt({ default: undefined }),
     TETHER_DIRECT_SYNC: bool({ default: true }),
+    TETHER_PREPARED_STATEMENTS: bool({ default: true }),
     TETHER_BREAKER_FAILURES: nonNegativeInt({ default: 5 }),
     TETHER_BREAKER_COOLDOWN_MS: positiveInt({ default: 5_000 }),
     TETHER_BODY_LIMIT_BYTES: positiveInt({ default: 65_536 }),
@@ -65,6 +72,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     TETHER_DIRECT_SYNC_TIMEOUT_MS: env.TETHER_DIRECT_SYNC_TIMEOUT_MS,
     TETHER_GRACE_MS: env.TETHER_GRACE_MS,
     TETHER_DIRECT_SYNC: env.TETHER_DIRECT_SYNC,
+    TETHER_PREPARED_STATEMENTS: env.TETHER_PREPARED_STATEMENTS,
     TETHER_BREAKER_FAILURES: env.TETHER_BREAKER_FAILURES,
     TETHER_BREAKER_COOLDOWN_MS: env.TETHER_BREAKER_COOLDOWN_MS,
     TETHER_BODY_LIMIT_BYTES: env.TETHER_BODY_LIMIT_BYTES,

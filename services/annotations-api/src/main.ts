@@ -28,7 +28,7 @@ const loaded = await loadConfig({ path: env.TETHER_CONFIG }).catch(stopOnConfigE
 // A failure here (Postgres unreachable, port in use) is one JSON log line and exit 69 or 70.
 // The fatal line of a failed start names the Postgres it tried (password masked).
 await startService(logger.child({ postgres: maskUrl(env.DATABASE_URL) }), async () => {
-  const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api" });
+  const db = createDb({ connectionString: env.DATABASE_URL, applicationName: "tether-annotations-api", preparedStatements: env.TETHER_PREPARED_STATEMENTS });
   // The config's sink and writer options, as the CLI and the drainer read them.
   // A refused privilege names the API and the role docs/connecting.md gives it.
   const sink = loaded.config.sink({ ...env.SINK.environment, actor: { verb: "the API", role: "tether_app" } });

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { annotations, loadAnnotationDocuments } from "@tether/annotations";
+import { annotations } from "@tether/annotations";
 import { deepVerifyCollection, Drainer, enableCapture, verifyCollection } from "@tether/core";
 import type { EngineSink } from "@tether/search-sink";
 import { admin, createApiContext, type ApiContext } from "./support/api-context.js";
@@ -41,7 +41,7 @@ const source = async (id: string) => (await ctx.raw.get(annotations.index, id)).
 
 /** Every document equals what `load` + `toDocument` build from the rows now, at the row's version. */
 async function expectCurrent(ids: readonly string[]): Promise<void> {
-  const rows = await loadAnnotationDocuments(ctx.db, ids);
+  const rows = await annotations.load!(ctx.db, ids);
   expect(rows).toHaveLength(ids.length);
   for (const row of rows) {
     const doc = await ctx.raw.get(annotations.index, row.id);

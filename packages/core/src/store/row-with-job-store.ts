@@ -2,6 +2,8 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Collection } from "../collection.js";
 import { WRITER_SETTING } from "../capture/capture-options.js";
 import { nextVersion } from "./version-store.js";
+import { LOAD_ROWS } from "./load-query-store.js";
+import { PREPARE_MARK } from "./preparing-client.js";
 
 type Db = Kysely<any>;
 type Row = Record<string, unknown>;
@@ -16,6 +18,19 @@ export interface RowJob {
 
 const JOB_ID = "__tether_job_id";
 const TOMBSTONE = "__tether_tombstone_version";
+const WRITTEN_ID = "__tether_written_id";
+const LOADED = "__tether_loaded";
+
+/**
+ * What a single-statement write returns: the row (through the collection's `loadQuery`, when it
+ * declares one) and its job. `loaded` is set when the statement ran the collection's `loadQuery`:
+ * false when that query returned no row for it (the row then is the table's, read after).
+ */
+export interface RowWithJob {
+  row: Row;
+  jobId: string;
+  loaded?: boolean;
+}
 
 /**
  * `value`, computed after setting the capture hand-shake flag (`tether.writer`) for the rest of
@@ -34,19 +49,68 @@ const flagged = (collection: Collection<any>, value: RawBuilder<unknown>) =>
 const jobColumn = (collection: Collection<any>, job: RowJob) =>
   sql<string>`tether.enqueue_row(${job.name}, ${sql.ref(collection.idColumn)}::text, ${job.delayMs}::bigint, ${job.priority}::int, ${job.tag})::text`.as(JOB_ID);
 
-async function rowWithJob(statement: { execute(): Promise<Row[]> }): Promise<{ row: Row; jobId: string } | undefined> {
-  const first = (await statement.execute())[0];
-  if (!first) return undefined;
-  const { [JOB_ID]: jobId, ...row } = first;
-  return { row, jobId: String(jobId) };
+const STATEMENT_SLOT = "/*tether:statement*/";
+
+/** The statement's SQL around a write statement, per collection: compiled once when its loadQuery takes no parameters. */
+const wrappers = new WeakMap<Collection<any>, { head: string; tail: string } | "per-write">();
+
+/**
+ * `WITH tether_rows AS (<statement>) SELECT <the loadQuery's row>, <job id>, <written id>,
+ * <loaded?> FROM tether_rows LEFT JOIN (<loadQuery over tether_rows>) ON <id>`. Everything but
+ * the statement is the same for every write of a collection: compiled once and kept as text
+ * (a write then compiles only its own statement, as a plain one does), unless the loadQuery
+ * carries parameters of its own, which would have to be numbered after the statement's.
+ */
+function withLoadQuery(db: Db, collection: Collection<any>, statement: unknown): RawBuilder<Row> {
+  const id = collection.idColumn;
+  const around = (inner: RawBuilder<unknown>) => sql<Row>`WITH ${sql.id(LOAD_ROWS)} AS (${inner})
+    SELECT tether_loaded.*, tether_written.${sql.id(JOB_ID)} AS ${sql.id(JOB_ID)},
+           tether_written.${sql.id(id)}::text AS ${sql.id(WRITTEN_ID)}, tether_loaded.${sql.id(id)} IS NOT NULL AS ${sql.id(LOADED)}
+    FROM ${sql.id(LOAD_ROWS)} AS tether_written
+    LEFT JOIN (${collection.loadQuery!(db, LOAD_ROWS)}) AS tether_loaded ON tether_loaded.${sql.id(id)} = tether_written.${sql.id(id)}`;
+  let w = wrappers.get(collection);
+  if (w === undefined) {
+    const compiled = around(sql.raw(STATEMENT_SLOT)).compile(db);
+    const at = compiled.sql.indexOf(STATEMENT_SLOT);
+    w = compiled.parameters.length === 0 && at >= 0 ? { head: PREPARE_MARK + compiled.sql.slice(0, at), tail: compiled.sql.slice(at + STATEMENT_SLOT.length) } : "per-write";
+    wrappers.set(collection, w);
+  }
+  return w === "per-write" ? sql<Row>`${sql.raw(PREPARE_MARK)}${around(sql`${statement}`)}` : sql<Row>`${sql.raw(w.head)}${statement}${sql.raw(w.tail)}`;
+}
+
+/**
+ * Runs a write statement that returns its row and job. With the collection's `loadQuery`, the
+ * statement becomes a CTE that the query reads its row from, in the same statement: the row
+ * comes back as `load` would return it, with no second round trip (nor a second wait for a
+ * pooled connection). The written row's id and whether the query returned it come along, so a
+ * row the query leaves out is told from no row at all.
+ */
+async function rowWithJob(db: Db, collection: Collection<any>, statement: unknown): Promise<RowWithJob | undefined> {
+  if (!collection.loadQuery) {
+    const first = (await sql<Row>`${sql.raw(PREPARE_MARK)}${statement}`.execute(db)).rows[0];
+    if (!first) return undefined;
+    const { [JOB_ID]: jobId, ...row } = first;
+    return { row, jobId: String(jobId) };
+  }
+  const id = collection.idColumn;
+  const first = (await withLoadQuery(db, collection, statement).execute(db)).rows[0];
+  if (!first || first[WRITTEN_ID] === null || first[WRITTEN_ID] === undefined) return undefined;
+  const { [JOB_ID]: jobId, [WRITTEN_ID]: writtenId, [LOADED]: loaded, ...row } = first;
+  if (loaded === true) return { row, jobId: String(jobId), loaded: true };
+  // The query leaves this row out (an inner join that finds nothing): not synced directly, its
+  // job lets the drainer decide; the caller still gets the row, as the table holds it.
+  const own = (await db.selectFrom(collection.table).selectAll().where(sql<boolean>`${sql.ref(id)} = ${writtenId}`).executeTakeFirst()) as Row | undefined;
+  return { row: own ?? { [id]: writtenId }, jobId: String(jobId), loaded: false };
 }
 
 /**
  * Inserts a row at the sequence's next version and its sync job in ONE statement (a plain
  * insert's round trips: the capture hand-shake and the job ride along).
  */
-export function insertRowWithJob(db: Db, collection: Collection<any>, values: Row, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
+export function insertRowWithJob(db: Db, collection: Collection<any>, values: Row, job: RowJob): Promise<RowWithJob | undefined> {
   return rowWithJob(
+    db,
+    collection,
     db
       .insertInto(collection.table)
       .values({ ...values, [collection.versionColumn]: flagged(collection, nextVersion()) })
@@ -56,17 +120,17 @@ export function insertRowWithJob(db: Db, collection: Collection<any>, values: Ro
 }
 
 /** Applies `patch` to a live row, bumps its version and enqueues its job in ONE statement; undefined when there is no live row. */
-export function updateRowWithJob(db: Db, collection: Collection<any>, id: unknown, patch: Row, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
+export function updateRowWithJob(db: Db, collection: Collection<any>, id: unknown, patch: Row, job: RowJob): Promise<RowWithJob | undefined> {
   let q = db
     .updateTable(collection.table)
     .set({ ...patch, [collection.versionColumn]: flagged(collection, nextVersion(`${collection.table}.${collection.versionColumn}`)) })
     .where(collection.idColumn, "=", id);
   if (collection.deletedColumn) q = q.where(collection.deletedColumn, "is", null);
-  return rowWithJob(q.returningAll().returning(jobColumn(collection, job)));
+  return rowWithJob(db, collection, q.returningAll().returning(jobColumn(collection, job)));
 }
 
 /** Soft-deletes a live row (deletedColumn = now(), next version) and enqueues its job in ONE statement; undefined when there is no live row. */
-export function softDeleteRowWithJob(db: Db, collection: Collection<any>, deletedColumn: string, id: unknown, job: RowJob): Promise<{ row: Row; jobId: string } | undefined> {
+export function softDeleteRowWithJob(db: Db, collection: Collection<any>, deletedColumn: string, id: unknown, job: RowJob): Promise<RowWithJob | undefined> {
   return updateRowWithJob(db, collection, id, { [deletedColumn]: sql`now()` }, job);
 }
 
@@ -83,7 +147,7 @@ export async function hardDeleteRowWithJob(db: Db, collection: Collection<any>, 
     .where(collection.idColumn, "=", id)
     .where(sql<boolean>`${flagged(collection, sql.lit(true))}`)
     .returningAll();
-  const r = await sql<Row>`
+  const r = await sql<Row>`${sql.raw(PREPARE_MARK)}
     WITH r AS (${gone}),
     j AS (
       INSERT INTO tether.job (name, scheduled_at, priority, tag, kwargs)

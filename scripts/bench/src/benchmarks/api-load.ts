@@ -100,6 +100,8 @@ export const apiLoad: Benchmark = {
     const measured = async (name: string, env: Record<string, string>): Promise<[LoadRun, WriteStageSums]> => {
       const stagesFile = join(stageDir, `${name}.json`);
       const api = await startApiProcess(env, { stagesFile });
+      // Also when the run fails (the engine unreachable): a live API would keep the benchmark process from exiting.
+      scope.defer(() => api.stop());
       const run = await load(api, seconds);
       await api.stop();
       return [run, JSON.parse(await readFile(stagesFile, "utf8")) as WriteStageSums];
@@ -117,6 +119,7 @@ export const apiLoad: Benchmark = {
       stages.pgOnly.push(pgStages);
 
       const hanging = await startApiProcess({ ...common, ELASTICSEARCH_URL: hang.url });
+      scope.defer(() => hanging.stop());
       // The writes before the breaker opens pay the timeout; measure once it is open.
       for (let i = 0; i < 10; i++) await fetch(`${hanging.url}/api/annotations`, { method: "POST", headers: { "content-type": "application/json" }, body: body() });
       const health = (await (await fetch(`${hanging.url}/healthz`)).json()) as { directSync?: { breaker?: string } };
@@ -126,6 +129,7 @@ export const apiLoad: Benchmark = {
 
       // Freshness under the same load: four samplers side by side, about 4 samples a refresh interval.
       const healthy = await startApiProcess({ ...common, ELASTICSEARCH_URL: scope.env.esUrl });
+      scope.defer(() => healthy.stop());
       const run = load(healthy, seconds);
       const [freshnessLoad, samplers] = await Promise.all([run, Promise.all([0, 1, 2, 3].map(() => freshness(healthy, sink, run)))]);
       await healthy.stop();
