@@ -5,7 +5,7 @@ import { WAKE_CHANNEL, WRITER_SETTING } from "./capture-options.js";
 
 /**
  * The capture triggers of a collection's embedded tables: a plain-SQL change to a row a document
- * reads reaches that document, in the writing transaction, as ../embed/fan-out-rule.ts says.
+ * reads reaches that document, in the writing transaction, as ../fan-out-rule.ts says.
  *
  * One statement-level AFTER trigger per event, with transition tables (one statement of work per
  * statement, however many rows it touched):
