@@ -36,15 +36,23 @@ export async function versionsHandedOutAgain(sys: HistorySystem): Promise<string
   return out;
 }
 
-/** What the history left running ends first: a restore happens with the services quiet, as an operator does it. */
-async function quiet(sys: HistorySystem): Promise<void> {
+/** What the history left running (a rebuild, a verify, drain passes) ends first. */
+async function backgroundEnded(sys: HistorySystem): Promise<void> {
   await Promise.allSettled(sys.background.map((t) => t.done));
+}
+
+/** A restore happens with the services quiet, as an operator does it: what was left running ended, delayed requests landed. */
+async function quiet(sys: HistorySystem): Promise<void> {
+  await backgroundEnded(sys);
   await proxiesSettled(sys);
 }
 
 export class PostgresCheckpoint implements HistoryCommand {
   check = () => true;
   async run(m: HistoryModel, sys: HistorySystem) {
+    // Not in the middle of a rebuild: a backup taken then brings back the lane the rebuild paused,
+    // with no rebuild left to resume it (the runbook says what to do; the history does not).
+    await backgroundEnded(sys);
     await checkpointPostgres(sys.db);
     m.pgCheckpoint = m.checkpoint();
   }
