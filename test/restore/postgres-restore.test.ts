@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EngineSink } from "@tether/search-sink";
+import { upcomingVersion } from "@tether/core/internal";
 import { auditAnnotations, auditSummary, backupDatabase, call, otherBodies, restoreBackup, runConcurrent, scaled, type PostgresBackup, type TestContext } from "@tether/testkit";
 import { annotationBody, annotations, countRows, createAnnotationContext } from "../scenarios/support/annotation-context.js";
 import { spawnService, stopAll, type ServiceProcess } from "../scenarios/support/processes.js";
@@ -125,7 +126,5 @@ describe("Postgres restored from a backup under a live index", HANG_GUARD, () =>
     expect(after.alerts.find((a) => a.name === "restore_detected")?.firing).toBe(false);
   });
 
-  async function sequenceNext(): Promise<number> {
-    return countRows(ctx.db, "SELECT last_value + CASE WHEN is_called THEN 1 ELSE 0 END AS n FROM tether.version_seq");
-  }
+  const sequenceNext = () => upcomingVersion(ctx.db);
 });
